@@ -1,0 +1,39 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both install what they need.
+NPM ?= npm
+ARGS ?=
+
+.PHONY: all deps etcd build typecheck run test test-unit test-integration bench clean
+
+all: build
+
+node_modules/.package-lock.json: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.package-lock.json etcd
+
+etcd:
+	@./scripts/ensure-etcd.sh
+
+build: node_modules/.package-lock.json
+	$(NPM) run build
+
+typecheck: node_modules/.package-lock.json
+	$(NPM) run typecheck
+
+## run: start the server on the embedded default (etcd under ./.data, HTTPS on 6443, kubeconfig at ./.data/admin.kubeconfig)
+run: deps build
+	node dist/src/main.js $(ARGS)
+
+## test: type-check, then every unit and integration test (real etcd, real kubectl)
+test: deps typecheck
+	$(NPM) test
+
+test-unit: node_modules/.package-lock.json
+	$(NPM) test -- test/unit
+
+test-integration: deps
+	$(NPM) test -- test/integration test/e2e
+
+clean:
+	rm -rf dist coverage

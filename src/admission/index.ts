@@ -1,0 +1,2 @@
+export * from './interface';
+export * from './plugins/namespace-lifecycle';

@@ -1,0 +1,38 @@
+/**
+ * kube's NamespaceLifecycle admission: no new content in a missing or terminating namespace,
+ * and the system namespaces cannot be deleted.
+ */
+import { KubeObject, errors, failureStatus, ApiError } from '../../api';
+import type { AdmissionPlugin } from '../interface';
+
+export const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
+
+/** Reads a namespace; null when it does not exist. */
+export type NamespaceGetter = (name: string) => Promise<KubeObject | null>;
+
+export function namespaceLifecycle(getNamespace: NamespaceGetter): AdmissionPlugin {
+  return {
+    name: 'NamespaceLifecycle',
+    async validate(_ctx, a) {
+      if (a.operation === 'DELETE' && a.resource === 'namespaces' && immortalNamespaces.includes(a.name)) {
+        throw errors.forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted');
+      }
+      if (!a.namespaced || a.operation !== 'CREATE' || a.resource === 'namespaces') return;
+      const ns = await getNamespace(a.namespace);
+      if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, a.namespace);
+      if ((ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
+        const gr = { group: a.group, resource: a.resource };
+        const base = errors.forbidden(
+          gr,
+          a.name,
+          `unable to create new content in namespace ${a.namespace} because it is being terminated`,
+        );
+        const details = base.status.details ?? {};
+        details.causes = [
+          { reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' },
+        ];
+        throw new ApiError(failureStatus(403, 'Forbidden', base.status.message ?? '', details));
+      }
+    },
+  };
+}

@@ -1,0 +1,530 @@
+/**
+ * Label selectors and label/annotation validation, after k8s.io/apimachinery/pkg/labels (selector.go)
+ * and pkg/util/validation (IsQualifiedName, IsValidLabelValue), pkg/apis/meta/v1/validation
+ * (ValidateLabels) and pkg/api/validation (ValidateAnnotations).
+ */
+import { errors } from './errors';
+import { FieldError, FieldPath, fieldErrorString, fieldErrors } from './field-errors';
+import { byteLength, emptyError, isDNS1123Subdomain, maxLenError, regexError } from './names';
+
+// ---------------------------------------------------------------------------------------------
+// Qualified names and label values
+
+const qnameCharFmt = '[A-Za-z0-9]';
+const qnameExtCharFmt = '[-A-Za-z0-9_.]';
+const qualifiedNameFmt = `(${qnameCharFmt}${qnameExtCharFmt}*)?${qnameCharFmt}`;
+const qualifiedNameErrMsg =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const qualifiedNameMaxLength = 63;
+const qualifiedNameRe = new RegExp(`^${qualifiedNameFmt}$`);
+
+const labelValueFmt = `(${qualifiedNameFmt})?`;
+const labelValueErrMsg =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+export const LABEL_VALUE_MAX_LENGTH = 63;
+const labelValueRe = new RegExp(`^${labelValueFmt}$`);
+
+/** Total size limit of metadata.annotations (keys + values, bytes). */
+export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
+
+/** IsQualifiedName: `[prefix/]name` with a DNS-1123 subdomain prefix and a 63-byte name part. */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0] as string;
+  } else if (parts.length === 2) {
+    const prefix = parts[0] as string;
+    name = parts[1] as string;
+    if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
+    else for (const msg of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
+  } else {
+    return [
+      `a qualified name ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}` +
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
+  }
+  if (name.length === 0) errs.push(`name part ${emptyError()}`);
+  else if (byteLength(name) > qualifiedNameMaxLength) errs.push(`name part ${maxLenError(qualifiedNameMaxLength)}`);
+  if (!qualifiedNameRe.test(name)) {
+    errs.push(`name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
+  }
+  return errs;
+}
+
+/** IsValidLabelValue: empty, or a qualified-name-shaped string of at most 63 bytes. */
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
+  if (!labelValueRe.test(value)) {
+    errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));
+  }
+  return errs;
+}
+
+/** ValidateLabels: key and value errors, all reported at `path` (e.g. `metadata.labels`). */
+export function validateLabels(labels: Record<string, string> | undefined, path: FieldPath | string): FieldError[] {
+  const out: FieldError[] = [];
+  if (!labels) return out;
+  for (const [k, v] of Object.entries(labels)) {
+    for (const msg of isQualifiedName(k)) out.push(fieldErrors.invalid(path, k, msg));
+    for (const msg of isValidLabelValue(v)) out.push(fieldErrors.invalid(path, v, msg));
+  }
+  return out;
+}
+
+/** Σ(len(key)+len(value)) in bytes, as ValidateAnnotationsSize counts it. */
+export function annotationsSize(annotations: Record<string, string>): number {
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations)) total += byteLength(k) + byteLength(v);
+  return total;
+}
+
+/** ValidateAnnotations: keys are qualified names after lower-casing; total size ≤ 256 KiB. */
+export function validateAnnotations(
+  annotations: Record<string, string> | undefined,
+  path: FieldPath | string,
+): FieldError[] {
+  const out: FieldError[] = [];
+  if (!annotations) return out;
+  for (const k of Object.keys(annotations)) {
+    for (const msg of isQualifiedName(k.toLowerCase())) out.push(fieldErrors.invalid(path, k, msg));
+  }
+  if (annotationsSize(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) {
+    out.push(fieldErrors.tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selector model
+
+/** selection.Operator values as kube spells them. */
+export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
+
+/** One requirement of a selector; `values` are sorted and unique (as the parser leaves them). */
+export interface LabelRequirement {
+  readonly key: string;
+  readonly operator: LabelOperator;
+  readonly values: readonly string[];
+}
+
+/** Compares strings by Unicode code point, i.e. Go's byte-wise order of UTF-8 strings. */
+export function compareGoStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i) as number;
+    const y = b.codePointAt(i) as number;
+    if (x !== y) return x < y ? -1 : 1;
+    if (x > 0xffff) i++;
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+const int64Re = /^[+-]?[0-9]+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** strconv.ParseInt(s, 10, 64) or undefined. */
+function parseInt64(s: string): bigint | undefined {
+  if (!int64Re.test(s)) return undefined;
+  const v = BigInt(s);
+  return v < INT64_MIN || v > INT64_MAX ? undefined : v;
+}
+
+function requirementMatches(r: LabelRequirement, labels: Record<string, string>): boolean {
+  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  switch (r.operator) {
+    case '=':
+    case '==':
+    case 'in':
+      return has && r.values.includes(labels[r.key] as string);
+    case '!=':
+    case 'notin':
+      return !has || !r.values.includes(labels[r.key] as string);
+    case 'exists':
+      return has;
+    case '!':
+      return !has;
+    case 'gt':
+    case 'lt': {
+      if (!has || r.values.length !== 1) return false;
+      const lv = parseInt64(labels[r.key] as string);
+      const rv = parseInt64(r.values[0] as string);
+      if (lv === undefined || rv === undefined) return false;
+      return r.operator === 'gt' ? lv > rv : lv < rv;
+    }
+  }
+}
+
+function requirementString(r: LabelRequirement): string {
+  let s = r.operator === '!' ? `!${r.key}` : r.key;
+  switch (r.operator) {
+    case 'exists':
+    case '!':
+      return s;
+    case 'in':
+      s += ' in ';
+      break;
+    case 'notin':
+      s += ' notin ';
+      break;
+    case 'gt':
+      s += '>';
+      break;
+    case 'lt':
+      s += '<';
+      break;
+    default:
+      s += r.operator;
+  }
+  const vals =
+    r.values.length === 1 ? (r.values[0] as string) : [...r.values].sort(compareGoStrings).join(',');
+  return r.operator === 'in' || r.operator === 'notin' ? `${s}(${vals})` : s + vals;
+}
+
+/**
+ * A parsed label selector (an AND of requirements, sorted by key). Immutable.
+ * `matches(undefined)` treats the object as having no labels.
+ */
+export class LabelSelector {
+  private constructor(readonly requirements: readonly LabelRequirement[]) {}
+
+  /** Builds a selector from requirements, sorting them by key (stable) as kube does. */
+  static of(requirements: LabelRequirement[]): LabelSelector {
+    return new LabelSelector([...requirements].sort((a, b) => compareGoStrings(a.key, b.key)));
+  }
+
+  /** The selector that matches everything. */
+  static everything(): LabelSelector {
+    return EVERYTHING;
+  }
+
+  /** True when the selector does not restrict anything. */
+  get empty(): boolean {
+    return this.requirements.length === 0;
+  }
+
+  /** True if every requirement holds for `labels`. */
+  matches(labels: Record<string, string> | undefined): boolean {
+    const ls = labels ?? {};
+    for (const r of this.requirements) if (!requirementMatches(r, ls)) return false;
+    return true;
+  }
+
+  /** The value a `=`, `==` or single-valued `in` requirement on `key` demands (first requirement on that key only). */
+  requiresExactMatch(key: string): string | undefined {
+    for (const r of this.requirements) {
+      if (r.key !== key) continue;
+      if ((r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1) {
+        return r.values[0];
+      }
+      return undefined;
+    }
+    return undefined;
+  }
+
+  /** kube's canonical String(): requirements joined by ',', e.g. `a=b,c in (x,y),!d`. */
+  toString(): string {
+    return this.requirements.map(requirementString).join(',');
+  }
+}
+
+const EVERYTHING = LabelSelector.of([]);
+
+/** labels.SelectorFromSet: `key=value` for each entry; empty/undefined map → everything. No validation. */
+export function selectorFromSet(set: Record<string, string> | undefined): LabelSelector {
+  if (!set) return EVERYTHING;
+  return LabelSelector.of(Object.entries(set).map(([key, v]) => ({ key, operator: '=', values: [v] })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexer and parser (kube's labels.Parse, token for token)
+
+const enum Tok {
+  Error,
+  EndOfString,
+  ClosedPar,
+  Comma,
+  DoesNotExist,
+  DoubleEquals,
+  Equals,
+  GreaterThan,
+  Identifier,
+  In,
+  LessThan,
+  NotEquals,
+  NotIn,
+  OpenPar,
+}
+
+const string2token: ReadonlyMap<string, Tok> = new Map([
+  [')', Tok.ClosedPar],
+  [',', Tok.Comma],
+  ['!', Tok.DoesNotExist],
+  ['==', Tok.DoubleEquals],
+  ['=', Tok.Equals],
+  ['>', Tok.GreaterThan],
+  ['in', Tok.In],
+  ['<', Tok.LessThan],
+  ['!=', Tok.NotEquals],
+  ['notin', Tok.NotIn],
+  ['(', Tok.OpenPar],
+]);
+
+interface Item {
+  tok: Tok;
+  lit: string;
+}
+
+const isWhitespace = (ch: string): boolean => ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n';
+const isSpecial = (ch: string): boolean =>
+  ch === '=' || ch === '!' || ch === '(' || ch === ')' || ch === ',' || ch === '>' || ch === '<';
+
+/** Splits a selector into tokens; NUL and end of input both read as "\0", as in kube's lexer. */
+function scan(s: string): Item[] {
+  let pos = 0;
+  const read = (): string => (pos < s.length ? (s[pos++] as string) : '\0');
+  const items: Item[] = [];
+  for (;;) {
+    let ch = read();
+    while (isWhitespace(ch)) ch = read();
+    let item: Item;
+    if (ch === '\0') {
+      item = { tok: Tok.EndOfString, lit: '' };
+    } else if (isSpecial(ch)) {
+      pos--;
+      let buf = '';
+      let last: Item | undefined;
+      for (;;) {
+        const c = read();
+        if (c === '\0') break;
+        if (!isSpecial(c)) {
+          pos--;
+          break;
+        }
+        buf += c;
+        const t = string2token.get(buf);
+        if (t !== undefined) last = { tok: t, lit: buf };
+        else if (last) {
+          pos--;
+          break;
+        }
+      }
+      item = last ?? { tok: Tok.Error, lit: `error expected: keyword found '${buf}'` };
+    } else {
+      pos--;
+      const start = pos;
+      let stop = pos;
+      for (;;) {
+        const c = read();
+        if (c === '\0') break;
+        if (isSpecial(c) || isWhitespace(c)) {
+          pos--;
+          break;
+        }
+        stop = pos;
+      }
+      const buf = s.slice(start, stop);
+      const t = string2token.get(buf);
+      item = { tok: t ?? Tok.Identifier, lit: buf };
+    }
+    items.push(item);
+    if (item.tok === Tok.EndOfString) return items;
+  }
+}
+
+const binaryOperators = 'in, notin, =, ==, !=, gt, lt';
+
+class ParseError extends Error {}
+
+/** A validation failure inside the parser, rendered like a field.Error / aggregate. */
+function fieldFailure(errs: FieldError[]): ParseError {
+  const msgs = [...new Set(errs.map(fieldErrorString))];
+  return new ParseError(msgs.length === 1 ? (msgs[0] as string) : `[${msgs.join(', ')}]`);
+}
+
+class Parser {
+  private position = 0;
+  constructor(private readonly items: Item[]) {}
+
+  /** In a Values context the keywords `in`/`notin` are plain identifiers. */
+  private lookahead(values: boolean): Item {
+    const it = this.items[this.position] as Item;
+    return values && (it.tok === Tok.In || it.tok === Tok.NotIn) ? { tok: Tok.Identifier, lit: it.lit } : it;
+  }
+  private consume(values: boolean): Item {
+    const it = this.lookahead(values);
+    this.position++;
+    return it;
+  }
+
+  parse(): LabelRequirement[] {
+    const reqs: LabelRequirement[] = [];
+    for (;;) {
+      const { tok, lit } = this.lookahead(true);
+      if (tok === Tok.Identifier || tok === Tok.DoesNotExist) {
+        let r: LabelRequirement;
+        try {
+          r = this.parseRequirement();
+        } catch (e) {
+          if (e instanceof ParseError) throw new ParseError(`unable to parse requirement: ${e.message}`);
+          throw e;
+        }
+        reqs.push(r);
+        const t = this.consume(true);
+        if (t.tok === Tok.EndOfString) return reqs;
+        if (t.tok === Tok.Comma) {
+          const t2 = this.lookahead(true);
+          if (t2.tok !== Tok.Identifier && t2.tok !== Tok.DoesNotExist) {
+            throw new ParseError(`found '${t2.lit}', expected: identifier after ','`);
+          }
+        } else {
+          throw new ParseError(`found '${t.lit}', expected: ',' or 'end of string'`);
+        }
+      } else if (tok === Tok.EndOfString) {
+        return reqs;
+      } else {
+        throw new ParseError(`found '${lit}', expected: !, identifier, or 'end of string'`);
+      }
+    }
+  }
+
+  private parseRequirement(): LabelRequirement {
+    const [key, inferred] = this.parseKeyAndInferOperator();
+    if (inferred) return newRequirement(key, inferred, []);
+    const op = this.parseOperator();
+    const values = op === 'in' || op === 'notin' ? this.parseValues() : this.parseExactValue();
+    return newRequirement(key, op, [...values].sort(compareGoStrings));
+  }
+
+  private parseKeyAndInferOperator(): [string, LabelOperator | undefined] {
+    let op: LabelOperator | undefined;
+    let it = this.consume(true);
+    if (it.tok === Tok.DoesNotExist) {
+      op = '!';
+      it = this.consume(true);
+    }
+    if (it.tok !== Tok.Identifier) throw new ParseError(`found '${it.lit}', expected: identifier`);
+    const keyErrs = isQualifiedName(it.lit);
+    // kube validates the key against a nil field.Path, which renders as "<nil>".
+    if (keyErrs.length) throw fieldFailure([fieldErrors.invalid('<nil>', it.lit, keyErrs.join('; '))]);
+    const next = this.lookahead(true).tok;
+    if ((next === Tok.EndOfString || next === Tok.Comma) && op !== '!') op = 'exists';
+    return [it.lit, op];
+  }
+
+  private parseOperator(): LabelOperator {
+    const { tok, lit } = this.consume(false);
+    switch (tok) {
+      case Tok.In:
+        return 'in';
+      case Tok.Equals:
+        return '=';
+      case Tok.DoubleEquals:
+        return '==';
+      case Tok.GreaterThan:
+        return 'gt';
+      case Tok.LessThan:
+        return 'lt';
+      case Tok.NotIn:
+        return 'notin';
+      case Tok.NotEquals:
+        return '!=';
+      default:
+        throw new ParseError(`found '${lit}', expected: ${binaryOperators}`);
+    }
+  }
+
+  private parseValues(): Set<string> {
+    let it = this.consume(true);
+    if (it.tok !== Tok.OpenPar) throw new ParseError(`found '${it.lit}' expected: '('`);
+    it = this.lookahead(true);
+    if (it.tok === Tok.Identifier || it.tok === Tok.Comma) {
+      const s = this.parseIdentifiersList();
+      // kube reports the literal seen before the list here, not the offending one.
+      if (this.consume(true).tok !== Tok.ClosedPar) throw new ParseError(`found '${it.lit}', expected: ')'`);
+      return s;
+    }
+    if (it.tok === Tok.ClosedPar) {
+      this.consume(true);
+      return new Set(['']);
+    }
+    throw new ParseError(`found '${it.lit}', expected: ',', ')' or identifier`);
+  }
+
+  private parseIdentifiersList(): Set<string> {
+    const s = new Set<string>();
+    for (;;) {
+      const it = this.consume(true);
+      if (it.tok === Tok.Identifier) {
+        s.add(it.lit);
+        const t2 = this.lookahead(true);
+        if (t2.tok === Tok.Comma) continue;
+        if (t2.tok === Tok.ClosedPar) return s;
+        throw new ParseError(`found '${t2.lit}', expected: ',' or ')'`);
+      } else if (it.tok === Tok.Comma) {
+        if (s.size === 0) s.add('');
+        const t2 = this.lookahead(true).tok;
+        if (t2 === Tok.ClosedPar) {
+          s.add('');
+          return s;
+        }
+        if (t2 === Tok.Comma) {
+          this.consume(true);
+          s.add('');
+        }
+      } else {
+        throw new ParseError(`found '${it.lit}', expected: ',', or identifier`);
+      }
+    }
+  }
+
+  private parseExactValue(): Set<string> {
+    const t = this.lookahead(true).tok;
+    if (t === Tok.EndOfString || t === Tok.Comma) return new Set(['']);
+    const it = this.consume(true);
+    if (it.tok === Tok.Identifier) return new Set([it.lit]);
+    throw new ParseError(`found '${it.lit}', expected: identifier`);
+  }
+}
+
+/** labels.NewRequirement's checks on values (the key was checked by the parser already). */
+function newRequirement(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
+  const errs: FieldError[] = [];
+  const valuesPath = FieldPath.root('values');
+  if (operator === 'gt' || operator === 'lt') {
+    if (values.length !== 1) {
+      errs.push(fieldErrors.invalid(valuesPath, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+    }
+    values.forEach((v, i) => {
+      if (parseInt64(v) === undefined) {
+        errs.push(
+          fieldErrors.invalid(valuesPath.index(i), v, "for 'Gt', 'Lt' operators, the value must be an integer"),
+        );
+      }
+    });
+  }
+  values.forEach((v, i) => {
+    const msgs = isValidLabelValue(v);
+    if (msgs.length) errs.push(fieldErrors.invalid(valuesPath.index(i).key(key), v, msgs.join('; ')));
+  });
+  if (errs.length) throw fieldFailure(errs);
+  return { key, operator, values };
+}
+
+/**
+ * labels.Parse: parses `a=b,c!=d,e in (x,y),f notin (z),g,!h,i>1,j<2`.
+ * Throws errors.badRequest(<kube's parse error text>) — the apiserver answers a bad
+ * `labelSelector` query parameter with exactly that 400.
+ */
+export function parseLabelSelector(selector: string): LabelSelector {
+  try {
+    return LabelSelector.of(new Parser(scan(selector)).parse());
+  } catch (e) {
+    if (e instanceof ParseError) throw errors.badRequest(e.message);
+    throw e;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Authentication vocabulary: who a request is (UserInfo) and the authenticator contracts, mirroring
+ * k8s.io/apiserver/pkg/authentication/{user,authenticator}.
+ */
+
+/** The authenticated identity (kube's user.Info). */
+export interface UserInfo {
+  name: string;
+  uid: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** The part of a request authenticators look at (Node's lower-cased header map). */
+export interface AuthRequest {
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * Authenticates a request. Resolves the user, or null when this authenticator has no opinion (no
+ * credential of its kind). Rejects with an ApiError (401 Unauthorized) only where kube fails the request
+ * outright, e.g. a bearer token no token authenticator recognises. Does not mutate the request.
+ */
+export interface Authenticator {
+  authenticate(req: AuthRequest): Promise<UserInfo | null>;
+}
+
+/** Maps a bearer token to a user (kube's authenticator.Token); null when the token is unknown to it. */
+export interface TokenAuthenticator {
+  authenticateToken(token: string): Promise<UserInfo | null>;
+}
+
+/** Well-known user and group names (k8s.io/apiserver/pkg/authentication/user). */
+export const SYSTEM_AUTHENTICATED = 'system:authenticated';
+export const SYSTEM_UNAUTHENTICATED = 'system:unauthenticated';
+export const SYSTEM_MASTERS = 'system:masters';
+export const SYSTEM_ANONYMOUS = 'system:anonymous';
+
+/**
+ * kube's AuthenticatedGroupAdder for one user: returns a copy with `system:authenticated` appended,
+ * unless the user is system:anonymous or already has system:authenticated or system:unauthenticated.
+ */
+export function addAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === SYSTEM_ANONYMOUS) return user;
+  if (user.groups.some((g) => g === SYSTEM_AUTHENTICATED || g === SYSTEM_UNAUTHENTICATED)) return user;
+  return { ...user, groups: [...user.groups, SYSTEM_AUTHENTICATED] };
+}
+
+/** Wraps an authenticator so every user it authenticates gets `system:authenticated` (see addAuthenticatedGroup). */
+export function withAuthenticatedGroup(inner: Authenticator): Authenticator {
+  return {
+    authenticate: async (req) => {
+      const user = await inner.authenticate(req);
+      return user ? addAuthenticatedGroup(user) : null;
+    },
+  };
+}

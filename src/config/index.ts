@@ -1,0 +1,4 @@
+/** config/: flags and files → typed, validated config. */
+export * from './flags';
+export * from './go-duration';
+export { FlagError } from './pflag';

@@ -1,0 +1,34 @@
+/** Request body decoding (JSON/YAML) and response encoding, with kube's key order and trailing newline. */
+import * as yaml from 'js-yaml';
+import { errors, isObject } from '../api';
+import type { OutputFormat } from './negotiation';
+
+/** Parses a request body; undecodable input is a 400 naming the expected kind as kube does. */
+export function decodeBody(body: Buffer, format: OutputFormat, expectedKind: string): unknown {
+  const text = body.toString('utf8');
+  try {
+    if (format === 'yaml') return yaml.load(text, { schema: yaml.JSON_SCHEMA });
+    return JSON.parse(text);
+  } catch (e) {
+    const snippet = text.slice(0, 30);
+    const why = format === 'yaml' ? `error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}` : `json parse error: ${(e as Error).message}`;
+    throw errors.badRequest(
+      `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; ${why} (${JSON.stringify(snippet).slice(1, -1)})`,
+    );
+  }
+}
+
+/** Puts kind, apiVersion and metadata first, as Go's struct order does. */
+export function orderTopLevel(obj: unknown): unknown {
+  if (!isObject(obj)) return obj;
+  const out: Record<string, unknown> = {};
+  for (const k of ['kind', 'apiVersion', 'metadata']) if (k in obj) out[k] = obj[k];
+  for (const [k, v] of Object.entries(obj)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+export function encodeBody(obj: unknown, format: OutputFormat, pretty: boolean): Buffer {
+  const ordered = orderTopLevel(obj);
+  if (format === 'yaml') return Buffer.from(yaml.dump(ordered, { noRefs: true, lineWidth: -1, sortKeys: false }));
+  return Buffer.from((pretty ? JSON.stringify(ordered, null, 2) : JSON.stringify(ordered)) + '\n');
+}

@@ -1,0 +1,44 @@
+/** GET of one object and of a collection. */
+import { errors } from '../../api';
+import type { ListQuery } from '../../registry';
+import { negotiate, writeList, writeObject } from '../responses';
+import type { HandlerScope } from '../scope';
+
+export async function getHandler(s: HandlerScope): Promise<void> {
+  const target = negotiate(s);
+  const obj = await s.store.get(s.ctx, s.info.name, { resourceVersion: s.query.resourceVersion });
+  writeObject(s, 200, obj, target);
+}
+
+export async function listHandler(s: HandlerScope): Promise<void> {
+  const target = negotiate(s);
+  const list = await s.store.list(s.ctx, listQuery(s));
+  writeList(s, list, target);
+}
+
+function parseBoolParam(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  return v === 'true' || v === '1' || v === '';
+}
+
+function parseIntParam(name: string, v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^-?[0-9]+$/.test(v)) throw errors.badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${v}": invalid syntax`);
+  return Number(v);
+}
+
+export function listQuery(s: HandlerScope): ListQuery {
+  const q = s.query;
+  return {
+    labelSelector: q.labelSelector,
+    fieldSelector: q.fieldSelector,
+    limit: parseIntParam('limit', q.limit),
+    continue: q.continue || undefined,
+    resourceVersion: q.resourceVersion,
+    resourceVersionMatch: q.resourceVersionMatch || undefined,
+    sendInitialEvents: parseBoolParam(q.sendInitialEvents),
+    watch: parseBoolParam(q.watch) ?? false,
+  };
+}
+
+export { parseBoolParam, parseIntParam };

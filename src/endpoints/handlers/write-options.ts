@@ -1,0 +1,67 @@
+/** Query options shared by the write verbs: dryRun, fieldValidation, fieldManager; body decoding into the kind. */
+import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion } from '../../api';
+import { decodeBody } from '../codec';
+import { readBody } from '../body';
+import { requestBodyFormat } from '../negotiation';
+import type { HandlerScope } from '../scope';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** `dryRun` accepts only `All` (several values may be repeated); anything else is 422 on <Op>Options. */
+export function parseDryRun(s: HandlerScope, optionsKind: string): boolean {
+  const raw = s.req.query.dryRun;
+  const values = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
+  for (const v of values) {
+    if (v !== 'All') {
+      throw errors.invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [fieldErrors.notSupported('dryRun', v, ['All'])]);
+    }
+  }
+  return values.length > 0;
+}
+
+export function parseFieldValidation(s: HandlerScope): FieldValidation {
+  const v = s.query.fieldValidation ?? '';
+  if (v === '' || v === 'Warn') return 'Warn';
+  if (v === 'Ignore' || v === 'Strict') return v;
+  throw errors.badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got: ${v}`);
+}
+
+/**
+ * Checks a decoded object against the endpoint's kind and schema: apiVersion/kind defaulted from
+ * the endpoint when absent, mismatches rejected, type errors → 400, unknown fields handled per
+ * fieldValidation (Strict → 400, Warn → warnings) and pruned.
+ */
+export function admitObject(s: HandlerScope, raw: unknown, validation: FieldValidation): KubeObject {
+  const def = s.store.def;
+  const expected = apiVersionOf(def);
+  if (!isObject(raw)) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: body is not an object`);
+  }
+  const apiVersion = typeof raw.apiVersion === 'string' && raw.apiVersion !== '' ? raw.apiVersion : expected;
+  const kind = typeof raw.kind === 'string' && raw.kind !== '' ? raw.kind : def.kind;
+  const gv = parseApiVersion(apiVersion);
+  if (gv.group !== def.group || gv.version !== def.version) {
+    throw errors.badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
+  }
+  if (kind !== def.kind) {
+    throw errors.badRequest(`${kind} in version "${def.version}" cannot be handled as a ${def.kind}: no kind "${kind}" is registered for version "${apiVersion}" in scheme`);
+  }
+  const decoded = s.schemas.decode(def.schemaName, { ...raw, apiVersion, kind });
+  if (decoded.unknownFields.length && validation !== 'Ignore') {
+    const msgs = decoded.unknownFields.map((f) => `unknown field "${f}"`);
+    if (validation === 'Strict') {
+      throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${msgs.join(', ')}`);
+    }
+    s.ctx.warnings.push(...msgs);
+  }
+  const obj = decoded.object;
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  return obj;
+}
+
+/** Reads and decodes the request body of a create/update into the endpoint's kind. */
+export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
+  const format = requestBodyFormat(s.req.headers['content-type']);
+  const body = await readBody(s.req);
+  return admitObject(s, decodeBody(body, format, s.store.def.kind), parseFieldValidation(s));
+}

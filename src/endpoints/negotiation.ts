@@ -1,0 +1,86 @@
+/** Content negotiation: Accept / Content-Type parsing and the media types we serve. */
+import { errors } from '../api';
+
+export interface MediaType {
+  type: string; // e.g. application/json
+  params: Record<string, string>;
+  q: number;
+}
+
+/** Parses an Accept header into media ranges, highest q first (stable within equal q). */
+export function parseAccept(header: string | undefined): MediaType[] {
+  if (!header || !header.trim()) return [{ type: '*/*', params: {}, q: 1 }];
+  const out = header.split(',').map(parseMediaType).filter((m): m is MediaType => m !== null);
+  return out.map((m, i) => ({ m, i })).sort((a, b) => b.m.q - a.m.q || a.i - b.i).map((x) => x.m);
+}
+
+export function parseMediaType(s: string): MediaType | null {
+  const [typePart, ...paramParts] = s.split(';');
+  const type = (typePart ?? '').trim().toLowerCase();
+  if (!type) return null;
+  const params: Record<string, string> = {};
+  let q = 1;
+  for (const p of paramParts) {
+    const eq = p.indexOf('=');
+    if (eq < 0) continue;
+    const k = p.slice(0, eq).trim().toLowerCase();
+    const v = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (k === 'q') q = Number(v);
+    else params[k] = v;
+  }
+  return { type, params, q: Number.isFinite(q) ? q : 0 };
+}
+
+export type OutputFormat = 'json' | 'yaml';
+
+export interface ResponseTarget {
+  format: OutputFormat;
+  contentType: string;
+  /** Table / PartialObjectMetadata conversions requested with `as=`. */
+  as?: { kind: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; version: string };
+}
+
+const serializers: Array<{ type: string; format: OutputFormat }> = [
+  { type: 'application/json', format: 'json' },
+  { type: 'application/yaml', format: 'yaml' },
+];
+
+export const acceptedMediaTypes = serializers.map((s) => s.type);
+
+function matchSerializer(type: string): (typeof serializers)[number] | undefined {
+  if (type === '*/*' || type === 'application/*') return serializers[0];
+  return serializers.find((s) => s.type === type);
+}
+
+/**
+ * Chooses the response type for an API object. `as=Table` and friends are honoured when
+ * `g=meta.k8s.io` and a known version are given; other `as=` requests are skipped (the next
+ * entry wins). 406 when nothing matches.
+ */
+export function negotiateObject(accept: string | undefined, opts: { allowTable: boolean }): ResponseTarget {
+  for (const m of parseAccept(accept)) {
+    if (m.q <= 0) continue;
+    const s = matchSerializer(m.type);
+    if (!s) continue;
+    const as = m.params.as;
+    if (!as) {
+      if (m.params.g || m.params.v) continue;
+      return { format: s.format, contentType: s.type };
+    }
+    if (m.params.g !== 'meta.k8s.io' || (m.params.v !== 'v1' && m.params.v !== 'v1beta1')) continue;
+    if (as === 'Table' && opts.allowTable) return { format: s.format, contentType: s.type, as: { kind: 'Table', version: m.params.v } };
+    if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
+      return { format: s.format, contentType: s.type, as: { kind: as, version: m.params.v } };
+    }
+  }
+  throw errors.notAcceptable(acceptedMediaTypes);
+}
+
+/** The format of a request body, from Content-Type (absent → JSON, as kube). 415 otherwise. */
+export function requestBodyFormat(contentType: string | undefined): OutputFormat {
+  if (!contentType || !contentType.trim()) return 'json';
+  const m = parseMediaType(contentType);
+  const s = m && serializers.find((x) => x.type === m.type);
+  if (!s) throw errors.unsupportedMediaType(acceptedMediaTypes);
+  return s.format;
+}

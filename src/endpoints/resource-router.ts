@@ -1,0 +1,91 @@
+/** Routes a resource request (already parsed into RequestInfo) to its store and verb handler. */
+import type { Request, Response } from 'express';
+import { ApiError, failureStatus } from '../api';
+import type { UserInfo } from '../auth/authn/types';
+import type { Registry, Verb } from '../registry';
+import type { SchemaRegistry } from '../registry/schema';
+import { createHandler } from './handlers/create';
+import { deleteCollectionHandler, deleteHandler } from './handlers/delete';
+import { patchHandler } from './handlers/patch';
+import { getHandler, listHandler } from './handlers/read';
+import { updateHandler } from './handlers/update';
+import { watchHandler } from './handlers/watch';
+import type { RequestInfo } from './request-info';
+import type { HandlerScope, VerbHandler } from './scope';
+
+const handlers: Record<string, VerbHandler> = {
+  get: getHandler,
+  list: listHandler,
+  watch: watchHandler,
+  create: createHandler,
+  update: updateHandler,
+  patch: patchHandler,
+  delete: deleteHandler,
+  deletecollection: deleteCollectionHandler,
+};
+
+/** go-restful's 404 for a path nothing serves; it carries an empty details object. */
+export function routeNotFound(): ApiError {
+  const s = failureStatus(404, 'NotFound', 'the server could not find the requested resource');
+  return new ApiError({ ...s, details: {}, code: 404 });
+}
+
+function methodNotAllowed(): ApiError {
+  const s = failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  return new ApiError({ ...s, details: {}, code: 405 });
+}
+
+export interface ResourceRouterDeps {
+  registry: Registry;
+  schemas: SchemaRegistry;
+  /** Aborted when the server shuts down: long-running requests (watches) end cleanly. */
+  shutdownSignal?: AbortSignal;
+}
+
+export async function serveResource(
+  deps: ResourceRouterDeps,
+  req: Request,
+  res: Response,
+  info: RequestInfo,
+  user: UserInfo | undefined,
+  warnings: string[],
+): Promise<void> {
+  const store = deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
+  if (!store || info.parts.length > 3) throw routeNotFound();
+  const def = store.def;
+  const isNamespacesPath = def.resource === 'namespaces';
+  const hasNamespace = info.namespace !== '' && !isNamespacesPath;
+  if (!def.namespaced && hasNamespace) throw routeNotFound();
+  if (def.namespaced && !hasNamespace) {
+    // The all-namespaces path serves only list and watch.
+    if (info.name) throw routeNotFound();
+    if (info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowed();
+  }
+  let verbs: Verb[] = def.verbs;
+  if (info.subresource) {
+    const sub = def.subresources.find((x) => x.name === info.subresource);
+    if (!sub) throw routeNotFound();
+    verbs = sub.verbs;
+  }
+  const verb = info.verb as Verb;
+  if (!verbs.includes(verb) || !handlers[verb]) throw methodNotAllowed();
+  const query: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+  const scope: HandlerScope = {
+    store,
+    info,
+    req,
+    res,
+    query,
+    schemas: deps.schemas,
+    ctx: {
+      user,
+      namespace: def.namespaced ? info.namespace : '',
+      warnings,
+      dryRun: false,
+      signal: deps.shutdownSignal,
+      now: () => new Date(),
+    },
+  };
+  await (handlers[verb] as VerbHandler)(scope);
+}

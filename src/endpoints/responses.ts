@@ -1,0 +1,90 @@
+/** Writing API objects, lists and Status bodies with negotiation, pretty printing and warnings. */
+import type { Response } from 'express';
+import { ApiError, KubeList, KubeObject, Status, errors } from '../api';
+import { GenericStore, IncludeObject, toTable } from '../registry';
+import { encodeBody } from './codec';
+import { ResponseTarget, negotiateObject } from './negotiation';
+import type { HandlerScope } from './scope';
+
+/** Sets `Warning: 299 - "<text>"` headers, de-duplicated (kube's warning recorder). */
+export function writeWarnings(res: Response, warnings: string[]): void {
+  if (res.headersSent) return;
+  for (const w of [...new Set(warnings)]) {
+    res.append('Warning', `299 - "${w.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+  }
+}
+
+export function negotiate(s: HandlerScope): ResponseTarget {
+  return negotiateObject(s.req.headers.accept, { allowTable: true });
+}
+
+function includeObjectParam(s: HandlerScope): IncludeObject {
+  const v = s.query.includeObject;
+  if (v === undefined || v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw errors.badRequest(`unrecognized includeObject value: "${v}"`);
+}
+
+function send(s: HandlerScope, code: number, target: ResponseTarget, body: unknown): void {
+  writeWarnings(s.res, s.ctx.warnings);
+  const pretty = s.query.pretty === 'true' || s.query.pretty === '1';
+  s.res.status(code).type(target.contentType).send(encodeBody(body, target.format, pretty));
+}
+
+/** Converts one object (or list) to what the client negotiated: Table, partial metadata or itself. */
+export function convertForTarget(
+  store: GenericStore,
+  target: ResponseTarget,
+  objects: KubeObject[],
+  listMeta: KubeList['metadata'],
+  includeObject: IncludeObject,
+  now: Date,
+  single?: KubeObject | KubeList,
+): unknown {
+  const as = target.as;
+  if (!as) return single;
+  const apiVersion = `meta.k8s.io/${as.version}`;
+  if (as.kind === 'Table') return toTable(store.def, objects, { apiVersion, includeObject, listMeta, now });
+  if (as.kind === 'PartialObjectMetadataList' || (single && 'items' in single)) {
+    if (as.kind === 'PartialObjectMetadata') {
+      throw errors.notAcceptableMessage(
+        `you requested PartialObjectMetadata, but the requested object is a list (*v1.${store.def.listKind})`,
+      );
+    }
+    return {
+      kind: 'PartialObjectMetadataList',
+      apiVersion,
+      metadata: listMeta,
+      items: objects.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion, metadata: o.metadata })),
+    };
+  }
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: objects[0]?.metadata ?? {} };
+}
+
+export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Status, target = negotiate(s)): void {
+  if (obj.kind === 'Status' || !target.as) {
+    send(s, code, { ...target, as: undefined }, obj);
+    return;
+  }
+  const o = obj as KubeObject;
+  const body = convertForTarget(s.store, target, [o], { resourceVersion: o.metadata.resourceVersion }, includeObjectParam(s), s.ctx.now(), o);
+  send(s, code, target, body);
+}
+
+export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)): void {
+  const body = target.as
+    ? convertForTarget(s.store, target, list.items, list.metadata, includeObjectParam(s), s.ctx.now(), list)
+    : GenericStore.stripItemTypes(list);
+  send(s, 200, target, body);
+}
+
+/** Writes an ApiError's Status (JSON) with its code and Retry-After. */
+export function writeError(res: Response, err: ApiError, warnings: string[] = []): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  writeWarnings(res, warnings);
+  for (const [k, v] of Object.entries(err.headers())) res.setHeader(k, v);
+  res.status(err.code).type('application/json').send(encodeBody(err.status, 'json', false));
+}

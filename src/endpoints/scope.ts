@@ -1,0 +1,17 @@
+/** Everything a verb handler needs for one request; express objects stay in endpoints/. */
+import type { Request, Response } from 'express';
+import type { GenericStore, RequestContext } from '../registry';
+import type { SchemaRegistry } from '../registry/schema';
+import type { RequestInfo } from './request-info';
+
+export interface HandlerScope {
+  store: GenericStore;
+  info: RequestInfo;
+  ctx: RequestContext;
+  schemas: SchemaRegistry;
+  req: Request;
+  res: Response;
+  query: Record<string, string | undefined>;
+}
+
+export type VerbHandler = (s: HandlerScope) => Promise<void>;

@@ -1,0 +1,467 @@
+/**
+ * GenericStore: one resource's verbs, each a short sequence of strategy hooks around one storage
+ * call (kube's genericregistry.Store). Storage failures become ApiErrors here, at the boundary.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ApiError,
+  FieldError,
+  GroupKind,
+  GroupResource,
+  KubeList,
+  KubeObject,
+  Status,
+  StatusDetails,
+  apiVersionOf,
+  errors,
+  successStatus,
+} from '../api';
+import { generateName } from '../api/names';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta-validation';
+import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission';
+import { Preconditions, Storage, StorageError, Watch, WatchSink, isStorageError } from '../storage';
+import type { RequestContext } from './context';
+import { ListQuery, resolveList } from './list-options';
+import type { ResourceDefinition, Strategy } from './resource';
+
+/** kube's rest.UpdatedObjectInfo: computes the new object from the current one (null = absent). */
+export type UpdatedObjectFn = (current: KubeObject | null) => Promise<KubeObject> | KubeObject;
+
+export interface DeleteOptions {
+  preconditions?: Preconditions;
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+  orphanDependents?: boolean;
+}
+
+export interface DeleteResult {
+  /** The object (with finalizers pending, or types that return it) or a Success Status. */
+  body: KubeObject | Status;
+  /** False when the object stays (finalizers); kube answers 202 only with orphanDependents=false. */
+  deleted: boolean;
+}
+
+export interface GenericStoreDeps {
+  storage: Storage;
+  /** etcd key prefix, e.g. /registry. */
+  prefix: string;
+  admission: AdmissionChain;
+}
+
+/** kube retries a generateName create on name collision (RetryGenerateName). */
+const generateNameAttempts = 8;
+
+export class GenericStore {
+  readonly gr: GroupResource;
+  readonly gk: GroupKind;
+  readonly apiVersion: string;
+
+  constructor(
+    readonly def: ResourceDefinition,
+    private readonly deps: GenericStoreDeps,
+  ) {
+    this.gr = { group: def.group, resource: def.resource };
+    this.gk = { group: def.group, kind: def.kind };
+    this.apiVersion = apiVersionOf(def);
+  }
+
+  keyFor(namespace: string, name: string): string {
+    return this.def.namespaced
+      ? `${this.deps.prefix}/${this.def.resource}/${namespace}/${name}`
+      : `${this.deps.prefix}/${this.def.resource}/${name}`;
+  }
+
+  /** The prefix of a collection: one namespace, or every namespace when ns is "". */
+  prefixFor(namespace: string): string {
+    return this.def.namespaced && namespace
+      ? `${this.deps.prefix}/${this.def.resource}/${namespace}/`
+      : `${this.deps.prefix}/${this.def.resource}/`;
+  }
+
+  async get(ctx: RequestContext, name: string, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
+    const minRevision = opts.resourceVersion && opts.resourceVersion !== '0' ? parseRV(opts.resourceVersion) : undefined;
+    try {
+      return await this.deps.storage.get(this.keyFor(ctx.namespace, name), { minRevision });
+    } catch (e) {
+      throw this.translate(e, name, 'get');
+    }
+  }
+
+  async list(ctx: RequestContext, query: ListQuery): Promise<KubeList> {
+    const prefix = this.prefixFor(ctx.namespace);
+    const plan = resolveList(this.def, prefix, query);
+    try {
+      const r = await this.deps.storage.list(prefix, plan.options);
+      const list: KubeList = {
+        kind: this.def.listKind,
+        apiVersion: this.apiVersion,
+        metadata: { resourceVersion: r.revision.toString() },
+        items: r.items,
+      };
+      if (r.continueKey !== undefined) list.metadata.continue = plan.continueToken(r.continueKey, r.revision);
+      if (r.remainingItemCount !== undefined) list.metadata.remainingItemCount = r.remainingItemCount;
+      return list;
+    } catch (e) {
+      if (isStorageError(e, 'Compacted')) throw plan.expired();
+      throw this.translate(e, '', 'list');
+    }
+  }
+
+  /** Starts a watch; RV unset or "0" first replays the current state as ADDED events. */
+  async watch(ctx: RequestContext, query: ListQuery, sink: WatchSink): Promise<Watch> {
+    const prefix = this.prefixFor(ctx.namespace);
+    const plan = resolveList(this.def, prefix, query);
+    const rv = query.resourceVersion ?? '';
+    let since: bigint;
+    if (rv === '' || rv === '0') {
+      const initial = await this.list(ctx, { ...query, limit: 0, continue: undefined, resourceVersion: undefined, resourceVersionMatch: undefined });
+      for (const item of initial.items) sink.event({ type: 'ADDED', object: item });
+      since = BigInt(initial.metadata.resourceVersion ?? '0');
+    } else {
+      since = parseRV(rv);
+    }
+    return this.deps.storage.watch(prefix, { sinceRevision: since, predicate: plan.options.predicate }, sink);
+  }
+
+  async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
+    this.beforeCreate(ctx, obj);
+    await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
+    this.validateCreate(ctx, obj);
+    await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
+    const generated = !!obj.metadata.generateName && !obj.metadata.name;
+    for (let attempt = 1; ; attempt++) {
+      if (generated && attempt > 1) obj.metadata.name = generateName(obj.metadata.generateName ?? '');
+      const name = obj.metadata.name ?? '';
+      try {
+        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun });
+      } catch (e) {
+        if (isStorageError(e, 'KeyExists')) {
+          if (!generated) throw errors.alreadyExists(this.gr, name);
+          if (attempt >= generateNameAttempts) throw errors.generateNameConflict(this.gr, name);
+          continue;
+        }
+        throw this.translate(e, name, 'create');
+      }
+    }
+  }
+
+  /**
+   * PUT and PATCH: computes the new object from the current one, checks resourceVersion, runs the
+   * update hooks and stores with compare-and-swap; creates when the strategy allows (PUT),
+   * never (PATCH) or always (apply). Returns the stored object and whether it was created.
+   */
+  async update(
+    ctx: RequestContext,
+    name: string,
+    updated: UpdatedObjectFn,
+    opts: { subresource?: string; create?: 'strategy' | 'never' | 'always' } = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const strategy = this.strategyFor(opts.subresource);
+    const key = this.keyFor(ctx.namespace, name);
+    const mode = opts.create ?? 'strategy';
+    const createIfMissing = !opts.subresource && (mode === 'always' || (mode === 'strategy' && strategy.allowCreateOnUpdate));
+    let result: { object: KubeObject; created: boolean };
+    try {
+      result = await this.deps.storage.guaranteedUpdate(key, {
+        createIfMissing,
+        dryRun: ctx.dryRun,
+        tryUpdate: async (current) => {
+          if (!current) {
+            const obj = await updated(null);
+            this.beforeCreate(ctx, obj);
+            await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
+            this.validateCreate(ctx, obj);
+            await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
+            delete obj.metadata.resourceVersion;
+            return obj;
+          }
+          const obj = await updated(structuredClone(current));
+          this.checkResourceVersion(obj, current, strategy);
+          this.beforeUpdate(ctx, obj, current, strategy);
+          await this.deps.admission.admit(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
+          this.validateUpdate(ctx, obj, current, strategy);
+          await this.deps.admission.validate(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
+          return obj;
+        },
+      });
+    } catch (e) {
+      throw this.translate(e, name, 'update');
+    }
+    // kube: an update that removes the last finalizer of an object being deleted deletes it.
+    const m = result.object.metadata;
+    if (!result.created && m.deletionTimestamp && !this.finalizersPending(result.object) && !ctx.dryRun) {
+      try {
+        const deleted = await this.deps.storage.delete(key, { preconditions: { resourceVersion: m.resourceVersion } });
+        return { object: deleted, created: false };
+      } catch (e) {
+        if (!isStorageError(e, 'KeyNotFound') && !isStorageError(e, 'InvalidPrecondition')) throw this.translate(e, name, 'delete');
+      }
+    }
+    return result;
+  }
+
+  async delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    const key = this.keyFor(ctx.namespace, name);
+    let existing: KubeObject;
+    try {
+      existing = await this.deps.storage.get(key);
+    } catch (e) {
+      throw this.translate(e, name, 'delete');
+    }
+    this.checkDeletePreconditions(name, opts.preconditions, existing);
+    await this.deps.admission.validate(ctx, this.attrs(ctx, 'DELETE', undefined, existing));
+    if (this.finalizersPending(existing)) return this.markForDeletion(ctx, key, name, existing, opts);
+    try {
+      const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun });
+      return { body: this.deletedBody(last), deleted: true };
+    } catch (e) {
+      throw this.translate(e, name, 'delete');
+    }
+  }
+
+  /** Deletes every object of the list (kube: DeleteCollection, one worker) and returns the list of those deleted. */
+  async deleteCollection(ctx: RequestContext, query: ListQuery, opts: DeleteOptions): Promise<KubeList> {
+    const list = await this.list(ctx, query);
+    const deleted: KubeObject[] = [];
+    for (const item of list.items) {
+      const itemCtx = { ...ctx, namespace: item.metadata.namespace ?? '' };
+      try {
+        const r = await this.delete(itemCtx, item.metadata.name ?? '', opts);
+        deleted.push(r.body.kind === 'Status' ? item : (r.body as KubeObject));
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 404) continue;
+        throw e;
+      }
+    }
+    return { ...list, metadata: { resourceVersion: list.metadata.resourceVersion }, items: deleted };
+  }
+
+  /** Strips kind/apiVersion from list items as kube's JSON list encoding does. */
+  static stripItemTypes(list: KubeList): KubeList {
+    return {
+      ...list,
+      items: list.items.map((i) => {
+        const { kind: _k, apiVersion: _a, ...rest } = i;
+        return rest as KubeObject;
+      }),
+    };
+  }
+
+  private async markForDeletion(
+    ctx: RequestContext,
+    key: string,
+    name: string,
+    existing: KubeObject,
+    opts: DeleteOptions,
+  ): Promise<DeleteResult> {
+    if (existing.metadata.deletionTimestamp) return { body: existing, deleted: false };
+    try {
+      const r = await this.deps.storage.guaranteedUpdate(key, {
+        preconditions: opts.preconditions,
+        dryRun: ctx.dryRun,
+        tryUpdate: (cur) => {
+          const obj = cur as KubeObject;
+          this.markDeleted(obj, ctx.now());
+          return obj;
+        },
+      });
+      return { body: r.object, deleted: false };
+    } catch (e) {
+      throw this.translate(e, name, 'delete');
+    }
+  }
+
+  /** Whether finalizers keep the object after a delete (or after an update while deleting). */
+  protected finalizersPending(obj: KubeObject): boolean {
+    return !!obj.metadata.finalizers?.length;
+  }
+
+  /** The first phase of a delete with finalizers pending: kube sets deletionTimestamp and a zero grace period. */
+  protected markDeleted(obj: KubeObject, now: Date): void {
+    if (!obj.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = timestamp(now);
+    obj.metadata.deletionGracePeriodSeconds = 0;
+    if (obj.metadata.generation) obj.metadata.generation += 1;
+  }
+
+  private deletedBody(last: KubeObject): KubeObject | Status {
+    if (this.def.returnDeletedObject) return last;
+    const details: StatusDetails = {
+      name: last.metadata.name,
+      group: this.def.group,
+      kind: this.def.resource,
+      uid: last.metadata.uid,
+    };
+    return successStatus(details);
+  }
+
+  private strategyFor(subresource?: string): Strategy {
+    if (!subresource) return this.def.strategy;
+    const sub = this.def.subresources.find((s) => s.name === subresource);
+    if (!sub) throw errors.routeNotFound();
+    return sub.strategy;
+  }
+
+  /** kube's rest.BeforeCreate: system fields, strategy defaults, generated name. */
+  private beforeCreate(ctx: RequestContext, obj: KubeObject): void {
+    const m = obj.metadata;
+    if (this.def.namespaced) {
+      if (m.namespace && ctx.namespace && m.namespace !== ctx.namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      m.namespace = ctx.namespace || m.namespace;
+    } else {
+      delete m.namespace;
+    }
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    delete m.selfLink;
+    this.def.strategy.prepareForCreate(ctx, obj);
+    if (m.generateName && !m.name) m.name = generateName(m.generateName);
+    m.uid = randomUUID();
+    m.creationTimestamp = timestamp(ctx.now());
+    delete m.resourceVersion;
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+  }
+
+  private validateCreate(ctx: RequestContext, obj: KubeObject): void {
+    const errs: FieldError[] = [
+      ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, nameValidation: this.def.nameValidation }),
+      ...this.def.strategy.validate(ctx, obj),
+    ];
+    if (errs.length) throw errors.invalid(this.gk, obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+    this.def.strategy.canonicalize(obj);
+    ctx.warnings.push(...this.def.strategy.warningsOnCreate(ctx, obj));
+  }
+
+  private checkResourceVersion(obj: KubeObject, current: KubeObject, strategy: Strategy): void {
+    const rv = obj.metadata.resourceVersion;
+    if (!rv) {
+      if (!strategy.allowUnconditionalUpdate) {
+        throw errors.invalid(this.gk, obj.metadata.name ?? '', [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', badValueText: '0x0', detail: 'must be specified for an update' },
+        ]);
+      }
+      obj.metadata.resourceVersion = current.metadata.resourceVersion;
+    } else if (rv !== current.metadata.resourceVersion) {
+      throw errors.modifiedConflict(this.gr, current.metadata.name ?? '');
+    }
+  }
+
+  /** kube's rest.BeforeUpdate: keep what an update cannot change, then the strategy's hook. */
+  private beforeUpdate(ctx: RequestContext, obj: KubeObject, old: KubeObject, strategy: Strategy): void {
+    const m = obj.metadata;
+    const o = old.metadata;
+    if (this.def.namespaced) {
+      if (m.namespace && m.namespace !== ctx.namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      m.namespace = ctx.namespace;
+    } else {
+      delete m.namespace;
+    }
+    if (o.generation !== undefined) m.generation = o.generation;
+    else delete m.generation;
+    strategy.prepareForUpdate(ctx, obj, old);
+    if (!m.uid) m.uid = o.uid;
+    if (o.creationTimestamp) m.creationTimestamp = o.creationTimestamp;
+    if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
+    if (o.deletionGracePeriodSeconds !== undefined && m.deletionGracePeriodSeconds === undefined) {
+      m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+    }
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+  }
+
+  private validateUpdate(ctx: RequestContext, obj: KubeObject, old: KubeObject, strategy: Strategy): void {
+    const errs: FieldError[] = [
+      ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, nameValidation: this.def.nameValidation }),
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...strategy.validateUpdate(ctx, obj, old),
+    ];
+    if (errs.length) throw errors.invalid(this.gk, obj.metadata.name ?? '', errs);
+    strategy.canonicalize(obj);
+    ctx.warnings.push(...strategy.warningsOnUpdate(ctx, obj, old));
+  }
+
+  /** kube's BeforeDelete precondition check, worded with the Kind (a kube quirk). */
+  private checkDeletePreconditions(name: string, p: Preconditions | undefined, existing: KubeObject): void {
+    if (!p) return;
+    const what = `Operation cannot be fulfilled on ${this.def.kind} "${name}"`;
+    if (p.uid !== undefined && p.uid !== existing.metadata.uid) {
+      throw conflictWithMessage(
+        this.gr,
+        name,
+        `${what}: the UID in the precondition (${p.uid}) does not match the UID in record (${existing.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      );
+    }
+    if (p.resourceVersion !== undefined && p.resourceVersion !== existing.metadata.resourceVersion) {
+      throw conflictWithMessage(
+        this.gr,
+        name,
+        `${what}: the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata.resourceVersion ?? ''}). The object might have been modified`,
+      );
+    }
+  }
+
+  private attrs(
+    ctx: RequestContext,
+    operation: Operation,
+    object?: KubeObject,
+    oldObject?: KubeObject,
+    subresource = '',
+  ): AdmissionAttributes {
+    return {
+      operation,
+      group: this.def.group,
+      version: this.def.version,
+      resource: this.def.resource,
+      subresource,
+      kind: this.def.kind,
+      namespace: ctx.namespace,
+      name: object?.metadata.name ?? oldObject?.metadata.name ?? object?.metadata.generateName ?? '',
+      namespaced: this.def.namespaced,
+      object,
+      oldObject,
+      dryRun: ctx.dryRun,
+    };
+  }
+
+  /** StorageError → ApiError (kube's storage/errors.InterpretXError). */
+  translate(e: unknown, name: string, operation: string): unknown {
+    if (!(e instanceof StorageError)) return e;
+    switch (e.code) {
+      case 'KeyNotFound':
+        return errors.notFound(this.gr, name);
+      case 'KeyExists':
+        return errors.alreadyExists(this.gr, name);
+      case 'Conflict':
+        return errors.modifiedConflict(this.gr, name);
+      case 'InvalidPrecondition':
+        return errors.conflict(this.gr, name, `StorageError: invalid object, Code: 4, Key: ${e.key}, ResourceVersion: 0, AdditionalErrorMsg: ${e.message}`);
+      case 'TooLargeResourceVersion':
+        return errors.tooLargeResourceVersion(e.requested ?? 0n, e.revision);
+      case 'Compacted':
+        return errors.expired('The resourceVersion for the provided list is too old.');
+      case 'Unreachable':
+        return errors.serverTimeout(this.gr, operation);
+      default:
+        return errors.internal(e);
+    }
+  }
+}
+
+function conflictWithMessage(gr: GroupResource, name: string, message: string): ApiError {
+  const base = errors.conflict(gr, name, '');
+  return new ApiError({ ...base.status, message });
+}
+
+/** RFC 3339 with seconds precision, as metav1.Time serialises. */
+export function timestamp(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function parseRV(rv: string): bigint {
+  if (!/^[0-9]+$/.test(rv)) throw errors.badRequest(`invalid resource version "${rv}"`);
+  return BigInt(rv);
+}

@@ -1,0 +1,115 @@
+/**
+ * Turns list/watch query parameters into a storage plan: selectors → predicate, resourceVersion ×
+ * resourceVersionMatch × limit × continue → which revision to read (seed 000's tables).
+ */
+import { ApiError, FieldError, KubeObject, errors, fieldErrors } from '../api';
+import { continueExpiredError, decodeContinueToken, encodeContinueToken } from '../api/continue-token';
+import { parseFieldSelector } from '../api/field-selector';
+import { parseLabelSelector } from '../api/labels';
+import type { ListOptions } from '../storage';
+import { parseRV } from './generic-store';
+import type { ResourceDefinition } from './resource';
+
+export interface ListQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  sendInitialEvents?: boolean;
+  watch?: boolean;
+}
+
+export interface ListPlan {
+  options: ListOptions;
+  continueToken(lastKey: string, revision: bigint): string;
+  /** The 410 for a compacted revision (with the inconsistent-continue token when continuing). */
+  expired(): ApiError;
+}
+
+const listOptionsGK = { group: 'meta.k8s.io', kind: 'ListOptions' };
+
+export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuery): ListPlan {
+  const predicate = buildPredicate(def, q);
+  const hasSelector = !!(q.labelSelector?.trim() || q.fieldSelector?.trim());
+  const limit = q.limit && q.limit > 0 ? q.limit : 0;
+  const rv = q.resourceVersion ?? '';
+  const match = q.resourceVersionMatch ?? '';
+  validateListOptions(q, rv, match);
+
+  const options: ListOptions = { limit, hasSelector, predicate };
+  let startKeyForExpiry: string | undefined;
+  if (q.continue) {
+    if (rv !== '' && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
+    const token = decodeContinueToken(q.continue, prefix);
+    options.startKey = token.startKey;
+    // rv -1 is the "inconsistent continue" token of a 410: continue at the latest revision.
+    if (token.rv > 0n) options.exactRevision = token.rv;
+    startKeyForExpiry = token.startKey;
+  } else if (rv !== '' && rv !== '0') {
+    const n = parseRV(rv);
+    if (match === 'Exact' || (match === '' && limit > 0)) options.exactRevision = n;
+    else options.minRevision = n;
+  }
+  return {
+    options,
+    // The next chunk starts just after the last key returned (kube appends a NUL byte).
+    continueToken: (lastKey, revision) => encodeContinueToken(`${lastKey}\x00`, prefix, revision),
+    expired: () =>
+      startKeyForExpiry === undefined
+        ? errors.expired('The resourceVersion for the provided list is too old.')
+        : continueExpiredError(startKeyForExpiry, prefix),
+  };
+}
+
+/** kube's ValidateListOptions for the combinations the seed marks invalid. */
+function validateListOptions(q: ListQuery, rv: string, match: string): void {
+  const errs: FieldError[] = [];
+  if (match !== '') {
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
+      errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    }
+    if (rv === '') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (q.continue) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match === 'Exact' && rv === '0') {
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+  }
+  if (q.watch) {
+    if (match !== '' && !q.sendInitialEvents) {
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    }
+    if (q.sendInitialEvents && match !== 'NotOlderThan') {
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    }
+  } else if (q.sendInitialEvents !== undefined) {
+    errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  }
+  if (errs.length) throw errors.invalid(listOptionsGK, '', errs);
+}
+
+/** Field values an object exposes to field selectors (kube: GetAttrs). */
+export function selectableFieldsOf(def: ResourceDefinition, obj: KubeObject): Record<string, string> {
+  const fields: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' };
+  if (def.namespaced) fields['metadata.namespace'] = obj.metadata.namespace ?? '';
+  for (const [label, get] of Object.entries(def.selectableFields)) fields[label] = get(obj);
+  return fields;
+}
+
+function buildPredicate(def: ResourceDefinition, q: ListQuery): ((obj: KubeObject) => boolean) | undefined {
+  const labels = q.labelSelector ? parseLabelSelector(q.labelSelector) : undefined;
+  const fields = q.fieldSelector ? parseFieldSelector(q.fieldSelector) : undefined;
+  if (fields) {
+    for (const r of fields.requirements) {
+      const known = r.field === 'metadata.name' || (def.namespaced && r.field === 'metadata.namespace') || r.field in def.selectableFields;
+      if (!known) throw errors.badRequest(def.fieldSelectorError(r.field));
+    }
+  }
+  const checkLabels = labels && !labels.empty ? labels : undefined;
+  const checkFields = fields && !fields.empty ? fields : undefined;
+  if (!checkLabels && !checkFields) return undefined;
+  return (obj) =>
+    (!checkLabels || checkLabels.matches(obj.metadata.labels ?? {})) &&
+    (!checkFields || checkFields.matches(selectableFieldsOf(def, obj)));
+}

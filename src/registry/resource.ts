@@ -1,0 +1,89 @@
+/**
+ * The declaration of one served resource: names, scope, verbs, subresources, schema, strategy,
+ * table columns and field selectors. `registry/resources/<group>/<resource>.ts` each export one.
+ */
+import { FieldError, KubeObject } from '../api';
+import type { RequestContext } from './context';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const allVerbs: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** kube's RESTCreateStrategy/RESTUpdateStrategy hooks; each mutates only the object it is given. */
+export interface Strategy {
+  /** PUT of a missing object creates it (kube: AllowCreateOnUpdate). */
+  allowCreateOnUpdate: boolean;
+  /** PUT without metadata.resourceVersion is last-write-wins (kube: AllowUnconditionalUpdate). */
+  allowUnconditionalUpdate: boolean;
+  /** Clears fields the client may not set on create (status, generation). */
+  prepareForCreate(ctx: RequestContext, obj: KubeObject): void;
+  /** Type-specific validation of a new object (metadata is validated generically). */
+  validate(ctx: RequestContext, obj: KubeObject): FieldError[];
+  /** Normalises the object after validation (e.g. canonical quantities). */
+  canonicalize(obj: KubeObject): void;
+  /** Copies what this write may not change from the old object (status on the main resource...). */
+  prepareForUpdate(ctx: RequestContext, obj: KubeObject, old: KubeObject): void;
+  /** Type-specific validation of an update. */
+  validateUpdate(ctx: RequestContext, obj: KubeObject, old: KubeObject): FieldError[];
+  warningsOnCreate(ctx: RequestContext, obj: KubeObject): string[];
+  warningsOnUpdate(ctx: RequestContext, obj: KubeObject, old: KubeObject): string[];
+}
+
+/** A strategy whose hooks do nothing; resources spread it and override what they need. */
+export const baseStrategy: Strategy = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForCreate: () => undefined,
+  validate: () => [],
+  canonicalize: () => undefined,
+  prepareForUpdate: () => undefined,
+  validateUpdate: () => [],
+  warningsOnCreate: () => [],
+  warningsOnUpdate: () => [],
+};
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string; // "name" for the name column
+  description: string;
+  priority?: number;
+  cell(obj: KubeObject, now: Date): unknown;
+}
+
+export interface SubresourceDefinition {
+  name: string; // "status", "finalize"
+  verbs: Verb[];
+  /** The update strategy for writes through this subresource. */
+  strategy: Strategy;
+}
+
+export interface ResourceDefinition {
+  group: string; // "" = core
+  version: string;
+  resource: string; // plural, lowercase
+  singularName: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: Verb[];
+  subresources: SubresourceDefinition[];
+  /** Name of the kind's schema in openapi/ (components.schemas key), e.g. io.k8s.api.core.v1.Secret. */
+  schemaName: string;
+  /** Name validation applied to metadata.name. */
+  nameValidation: 'subdomain' | 'label';
+  strategy: Strategy;
+  /**
+   * Field selector attributes beyond metadata.name / metadata.namespace (kube: GetAttrs).
+   * Unsupported labels are rejected with `fieldSelectorError`.
+   */
+  selectableFields: Record<string, (obj: KubeObject) => string>;
+  /** kube words the "unsupported field selector" 400 differently per type. */
+  fieldSelectorError: (label: string) => string;
+  /** Server-side printing columns (kube's TableConvertor); absent → default Name / Created At. */
+  tableColumns?: TableColumn[];
+  /** The object kube returns for DELETE (namespaces return the object; most types a Status). */
+  returnDeletedObject: boolean;
+}

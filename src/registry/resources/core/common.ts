@@ -1,0 +1,45 @@
+/** Pieces several core resources share: the age column, data-map validation, immutability. */
+import { FieldError, FieldPath, KubeObject, fieldErrors } from '../../../api';
+import { ageString } from '../../../api/duration';
+import { isConfigMapKey } from '../../../api/names';
+import type { TableColumn } from '../../resource';
+
+export const nameColumn: TableColumn = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace; it is the identifier clients use to refer to the object.',
+  cell: (o) => o.metadata.name ?? '',
+};
+
+export const ageColumn: TableColumn = {
+  name: 'Age',
+  type: 'string',
+  description: 'Time since the object was created (from metadata.creationTimestamp).',
+  cell: (o, now) => ageString(o.metadata.creationTimestamp, now),
+};
+
+/** kube: MaxSecretSize, also the ConfigMap limit. */
+export const maxDataSize = 1024 * 1024;
+
+/** Validates the keys of a data map (kube: IsConfigMapKey), collecting errors at `path[key]`. */
+export function validateDataKeys(data: Record<string, unknown> | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const key of Object.keys(data ?? {})) {
+    for (const msg of isConfigMapKey(key)) errs.push(fieldErrors.invalid(FieldPath.root(path).key(key), key, msg));
+  }
+  return errs;
+}
+
+/** Decoded size of base64 values. */
+export function base64Size(data: Record<string, string> | undefined): number {
+  let n = 0;
+  for (const v of Object.values(data ?? {})) n += Buffer.byteLength(v, 'base64');
+  return n;
+}
+
+export function isImmutable(obj: KubeObject): boolean {
+  return obj.immutable === true;
+}
+
+export const immutableDetail = 'field is immutable when `immutable` is set';

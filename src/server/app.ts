@@ -1,0 +1,140 @@
+/**
+ * ApiServer: the server as a value. create() wires registry, admission, filters and routes;
+ * start() listens (HTTPS) and ensures the system namespaces; stop() ends watches and closes.
+ */
+import { once } from 'node:events';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import type { Logger } from 'winston';
+import { ApiError } from '../api';
+import { AdmissionChain, namespaceLifecycle } from '../admission';
+import type { Authenticator } from '../auth/authn/types';
+import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
+import { Registry, RequestContext, builtinResources } from '../registry';
+import { SchemaRegistry } from '../registry/schema';
+import type { Storage } from '../storage';
+import { errorHandler } from './filters/error-handler';
+import { filterChain } from './filters/chain';
+import type { HealthCheck } from './health';
+import { buildRouter } from './routes';
+
+export interface ApiServerOptions {
+  storage: Storage;
+  etcdPrefix: string;
+  authenticator: Authenticator;
+  authorizer?: Authorizer;
+  tls: { cert: string; key: string };
+  logger: Logger;
+  bindAddress: string;
+  securePort: number;
+  maxRequestsInFlight?: number;
+  maxMutatingRequestsInFlight?: number;
+  schemas?: SchemaRegistry;
+}
+
+export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export class ApiServer {
+  readonly registry: Registry;
+  private readonly app: express.Express;
+  private server?: https.Server;
+  private readonly shutdown = new AbortController();
+
+  private constructor(private readonly opts: ApiServerOptions, schemas: SchemaRegistry) {
+    const admission = new AdmissionChain([namespaceLifecycle((name) => this.getNamespace(name))]);
+    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission });
+    for (const def of builtinResources) this.registry.add(def);
+
+    const etcdCheck: HealthCheck = { name: 'etcd', check: () => opts.storage.ping() };
+    const ping: HealthCheck = { name: 'ping', check: async () => true };
+    const log: HealthCheck = { name: 'log', check: async () => true };
+    const live = [ping, log, etcdCheck];
+    const ready = [
+      ...live,
+      { name: 'etcd-readiness', check: () => opts.storage.ping() },
+      { name: 'shutdown', check: async () => !this.shutdown.signal.aborted },
+    ];
+
+    this.app = express();
+    this.app.disable('x-powered-by');
+    this.app.set('etag', false);
+    this.app.set('query parser', 'extended');
+    this.app.use(
+      filterChain({
+        logger: opts.logger,
+        authenticator: opts.authenticator,
+        authorizer: opts.authorizer ?? alwaysAllow,
+        maxRequestsInFlight: opts.maxRequestsInFlight ?? 400,
+        maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight ?? 200,
+      }),
+    );
+    this.app.use(
+      buildRouter({
+        registry: this.registry,
+        schemas,
+        health: { livez: live, readyz: ready },
+        shutdownSignal: this.shutdown.signal,
+      }),
+    );
+    this.app.use(errorHandler(opts.logger));
+  }
+
+  static async create(opts: ApiServerOptions): Promise<ApiServer> {
+    return new ApiServer(opts, opts.schemas ?? (await SchemaRegistry.load()));
+  }
+
+  /** Listens on bindAddress:securePort (0 = any free port) and creates the system namespaces. */
+  async start(): Promise<{ port: number }> {
+    const server = https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.app);
+    server.keepAliveTimeout = 65_000;
+    server.listen(this.opts.securePort, this.opts.bindAddress);
+    await Promise.race([
+      once(server, 'listening'),
+      once(server, 'error').then(([e]) => {
+        throw e;
+      }),
+    ]);
+    this.server = server;
+    await this.ensureSystemNamespaces();
+    return { port: (server.address() as AddressInfo).port };
+  }
+
+  async stop(): Promise<void> {
+    this.shutdown.abort();
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), 2000);
+    await closed;
+    clearTimeout(timer);
+  }
+
+  private systemContext(namespace = ''): RequestContext {
+    return { namespace, warnings: [], dryRun: false, now: () => new Date(), user: { name: 'system:apiserver', uid: '', groups: ['system:masters'] } };
+  }
+
+  private async getNamespace(name: string) {
+    const store = this.registry.get('', 'v1', 'namespaces');
+    try {
+      return store ? await store.get(this.systemContext(), name) : null;
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 404) return null;
+      throw e;
+    }
+  }
+
+  private async ensureSystemNamespaces(): Promise<void> {
+    const store = this.registry.get('', 'v1', 'namespaces');
+    if (!store) return;
+    for (const name of systemNamespaces) {
+      try {
+        await store.create(this.systemContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 409)) throw e;
+      }
+    }
+  }
+}

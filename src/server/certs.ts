@@ -1,0 +1,271 @@
+/**
+ * Serving certificates: load the operator's --tls-cert-file/--tls-private-key-file, or generate a
+ * self-signed CA and a CA-signed serving certificate (ECDSA P-256) in the cert dir on first start and
+ * reuse them afterwards, as kube-apiserver does with its self-signed `apiserver.crt` in --cert-dir.
+ */
+import { createPublicKey, randomBytes, webcrypto } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { isIP } from 'node:net';
+import * as x509 from '@peculiar/x509';
+
+/** Options of ensureServingCertificates. */
+export interface ServingCertificateOptions {
+  /** Directory for the generated CA and serving pair (created 0700 if missing). */
+  certDir: string;
+  /** DNS names and IPs the serving cert must cover; localhost, 127.0.0.1 and ::1 are always added. */
+  hosts: string[];
+  /** Operator-supplied PEM cert chain (serving cert first); with tlsKeyFile, nothing is generated. */
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  /** Clock, for tests. */
+  now?: () => Date;
+}
+
+/** PEM material for the HTTPS listener and the admin kubeconfig. */
+export interface ServingCertificates {
+  /** Serving certificate followed by its issuer chain. */
+  cert: string;
+  /** PEM private key of the serving certificate. */
+  key: string;
+  /** The CA clients should trust: the last certificate of the chain. */
+  caCert: string;
+}
+
+/** File names inside certDir. */
+export const CERT_FILES = {
+  caCert: 'apiserver-ca.crt',
+  caKey: 'apiserver-ca.key',
+  cert: 'apiserver.crt',
+  key: 'apiserver.key',
+} as const;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const RENEW_BEFORE_MS = 30 * DAY_MS;
+const CA_VALIDITY_MS = 10 * 365 * DAY_MS;
+const SERVING_VALIDITY_MS = 365 * DAY_MS;
+const CLOCK_SKEW_MS = 60 * 60 * 1000;
+const EC_ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+const ALWAYS_HOSTS = ['localhost', '127.0.0.1', '::1'];
+
+/** @peculiar/x509 types its crypto parameter as the DOM's Crypto; Node's webcrypto implements it. */
+type X509Crypto = Parameters<typeof x509.X509CertificateGenerator.create>[1];
+type CryptoKey = webcrypto.CryptoKey;
+const crypto = webcrypto;
+const x509Crypto = webcrypto as unknown as X509Crypto;
+
+/**
+ * Returns the serving cert chain, key and CA. With tlsCertFile/tlsKeyFile it loads them and checks the
+ * key matches the first certificate. Otherwise it reuses certDir's CA and serving pair when valid, and
+ * (re)generates what is missing, unparsable, mismatched, expiring within 30 days or — for the serving
+ * cert — not covering every host. Keys are written 0600, the dir created 0700. Throws Error on
+ * unreadable operator files or a key/cert mismatch.
+ */
+export async function ensureServingCertificates(opts: ServingCertificateOptions): Promise<ServingCertificates> {
+  if (opts.tlsCertFile || opts.tlsKeyFile) {
+    if (!opts.tlsCertFile || !opts.tlsKeyFile) {
+      throw new Error('both a TLS certificate file and a TLS private key file are required');
+    }
+    return loadOperatorCertificates(opts.tlsCertFile, opts.tlsKeyFile);
+  }
+  const now = opts.now?.() ?? new Date();
+  const hosts = normalizeHosts([...ALWAYS_HOSTS, ...opts.hosts]);
+  await fs.mkdir(opts.certDir, { recursive: true, mode: 0o700 });
+  const file = (name: string) => path.join(opts.certDir, name);
+
+  let ca = await loadPair(file(CERT_FILES.caCert), file(CERT_FILES.caKey));
+  let caRegenerated = false;
+  if (!ca || !isCa(ca.cert) || expiresSoon(ca.cert, now) || !(await canSign(ca.key))) {
+    ca = await generateCa(now);
+    await writeFileAtomic(file(CERT_FILES.caKey), ca.key, 0o600);
+    await writeFileAtomic(file(CERT_FILES.caCert), ca.cert.toString('pem') + '\n', 0o644);
+    caRegenerated = true;
+  }
+
+  let serving = caRegenerated ? undefined : await loadPair(file(CERT_FILES.cert), file(CERT_FILES.key));
+  if (!serving || expiresSoon(serving.cert, now) || !covers(serving.cert, hosts) || !(await issuedBy(serving.cert, ca.cert))) {
+    serving = await generateServing(ca, hosts, now);
+    await writeFileAtomic(file(CERT_FILES.key), serving.key, 0o600);
+    await writeFileAtomic(file(CERT_FILES.cert), serving.cert.toString('pem') + '\n', 0o644);
+  }
+  const caPem = ca.cert.toString('pem') + '\n';
+  return { cert: serving.cert.toString('pem') + '\n' + caPem, key: serving.key, caCert: caPem };
+}
+
+interface Pair {
+  cert: x509.X509Certificate;
+  key: string;
+}
+
+/** Splits a PEM bundle into its CERTIFICATE blocks. */
+export function splitPemCertificates(pem: string): string[] {
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+}
+
+async function loadOperatorCertificates(certFile: string, keyFile: string): Promise<ServingCertificates> {
+  const [certPem, key] = await Promise.all([fs.readFile(certFile, 'utf8'), fs.readFile(keyFile, 'utf8')]);
+  const blocks = splitPemCertificates(certPem);
+  const first = blocks[0];
+  const last = blocks[blocks.length - 1];
+  if (first === undefined || last === undefined) {
+    // Go's crypto/tls wording.
+    throw new Error(`${certFile}: tls: failed to find any PEM data in certificate input`);
+  }
+  let matches: boolean;
+  try {
+    matches = keyMatches(new x509.X509Certificate(first), key);
+  } catch (e) {
+    throw new Error(`${keyFile}: tls: failed to parse private key: ${(e as Error).message}`);
+  }
+  if (!matches) throw new Error(`${certFile}, ${keyFile}: tls: private key does not match public key`);
+  return { cert: blocks.join('\n') + '\n', key, caCert: last + '\n' };
+}
+
+/** Reads a cert/key pair; undefined if either is missing, unparsable, or they don't match. */
+async function loadPair(certFile: string, keyFile: string): Promise<Pair | undefined> {
+  try {
+    const [certPem, key] = await Promise.all([fs.readFile(certFile, 'utf8'), fs.readFile(keyFile, 'utf8')]);
+    const block = splitPemCertificates(certPem)[0];
+    if (block === undefined) return undefined;
+    const cert = new x509.X509Certificate(block);
+    return keyMatches(cert, key) ? { cert, key } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the private key's public half is the certificate's (compares SPKI DER). */
+function keyMatches(cert: x509.X509Certificate, keyPem: string): boolean {
+  const spki = createPublicKey(keyPem).export({ type: 'spki', format: 'der' });
+  return Buffer.from(cert.publicKey.rawData).equals(spki);
+}
+
+function expiresSoon(cert: x509.X509Certificate, now: Date): boolean {
+  return cert.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS || cert.notBefore.getTime() > now.getTime();
+}
+
+function isCa(cert: x509.X509Certificate): boolean {
+  return cert.getExtension(x509.BasicConstraintsExtension)?.ca === true;
+}
+
+async function importSigningKey(keyPem: string): Promise<CryptoKey> {
+  const der = x509.PemConverter.decodeFirst(keyPem);
+  return crypto.subtle.importKey('pkcs8', der, EC_ALG, false, ['sign']);
+}
+
+async function canSign(keyPem: string): Promise<boolean> {
+  try {
+    await importSigningKey(keyPem);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function issuedBy(cert: x509.X509Certificate, ca: x509.X509Certificate): Promise<boolean> {
+  try {
+    return cert.issuer === ca.subject && (await cert.verify({ publicKey: ca, signatureOnly: true }, x509Crypto));
+  } catch {
+    return false;
+  }
+}
+
+/** Canonical host list: IPs in canonical text form, DNS names lower-case, deduplicated. */
+function normalizeHosts(hosts: string[]): string[] {
+  return [...new Set(hosts.map((h) => h.trim()).filter((h) => h !== '').map(canonicalHost))];
+}
+
+function canonicalHost(h: string): string {
+  const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+  if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  if (isIP(bare) === 4) return new URL(`http://${bare}/`).hostname;
+  return bare.toLowerCase();
+}
+
+/** Whether the certificate's SANs include every host (exact DNS match; IPs compared canonically). */
+function covers(cert: x509.X509Certificate, hosts: string[]): boolean {
+  const san = cert.getExtension(x509.SubjectAlternativeNameExtension);
+  if (!san) return false;
+  const names = new Set(
+    san.names
+      .toJSON()
+      .filter((n) => n.type === 'dns' || n.type === 'ip')
+      .map((n) => canonicalHost(n.value)),
+  );
+  return hosts.every((h) => names.has(h));
+}
+
+function serialNumber(): string {
+  const b = randomBytes(16);
+  b[0] = ((b[0] ?? 0) & 0x7f) | 0x01; // positive and non-zero, as RFC 5280 requires
+  return b.toString('hex');
+}
+
+async function exportKeyPem(key: CryptoKey): Promise<string> {
+  const der = await crypto.subtle.exportKey('pkcs8', key);
+  return x509.PemConverter.encode(der, 'PRIVATE KEY') + '\n';
+}
+
+async function generateCa(now: Date): Promise<Pair> {
+  const keys = await crypto.subtle.generateKey(EC_ALG, true, ['sign', 'verify']);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: serialNumber(),
+      name: `CN=platform-apiserver-ca@${Math.floor(now.getTime() / 1000)}`,
+      notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
+      notAfter: new Date(now.getTime() + CA_VALIDITY_MS),
+      signingAlgorithm: EC_ALG,
+      keys,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, x509Crypto),
+      ],
+    },
+    x509Crypto,
+  );
+  return { cert, key: await exportKeyPem(keys.privateKey) };
+}
+
+async function generateServing(ca: Pair, hosts: string[], now: Date): Promise<Pair> {
+  const keys = await crypto.subtle.generateKey(EC_ALG, true, ['sign', 'verify']);
+  const signingKey = await importSigningKey(ca.key);
+  const sans = hosts.map((h) => ({ type: isIP(h) ? ('ip' as const) : ('dns' as const), value: h }));
+  const cert = await x509.X509CertificateGenerator.create(
+    {
+      serialNumber: serialNumber(),
+      subject: 'CN=platform-apiserver',
+      issuer: ca.cert.subject,
+      notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
+      notAfter: new Date(now.getTime() + SERVING_VALIDITY_MS),
+      signingAlgorithm: EC_ALG,
+      publicKey: keys.publicKey,
+      signingKey,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
+        new x509.SubjectAlternativeNameExtension(sans, false),
+        await x509.AuthorityKeyIdentifierExtension.create(ca.cert, false, x509Crypto),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, x509Crypto),
+      ],
+    },
+    x509Crypto,
+  );
+  return { cert, key: await exportKeyPem(keys.privateKey) };
+}
+
+/** Writes via a temp file and rename, so the final file is new (gets `mode`) and never half-written. */
+export async function writeFileAtomic(file: string, data: string, mode: number): Promise<void> {
+  const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
+  try {
+    await fs.writeFile(tmp, data, { mode, flag: 'wx' });
+    await fs.rename(tmp, file);
+  } catch (e) {
+    await fs.rm(tmp, { force: true });
+    throw e;
+  }
+}

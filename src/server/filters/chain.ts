@@ -1,0 +1,32 @@
+/**
+ * The filter chain, in the order a request meets it. Slots still to fill (each lands with its issue):
+ * audit after authentication, impersonation before max-in-flight, priority-and-fairness in place of
+ * max-in-flight.
+ */
+import type { RequestHandler } from 'express';
+import type { Logger } from 'winston';
+import type { Authenticator } from '../../auth/authn/types';
+import type { Authorizer } from '../../auth/authz/authorizer';
+import { withAuthentication } from './authentication';
+import { withAuthorization } from './authorization';
+import { withLogging } from './logging';
+import { withMaxInFlight } from './max-in-flight';
+import { withRequestInfo } from './request-info';
+
+export interface FilterDeps {
+  logger: Logger;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  maxRequestsInFlight: number;
+  maxMutatingRequestsInFlight: number;
+}
+
+export function filterChain(d: FilterDeps): RequestHandler[] {
+  return [
+    withRequestInfo(),
+    withLogging(d.logger),
+    withAuthentication(d.authenticator),
+    withMaxInFlight({ readOnly: d.maxRequestsInFlight, mutating: d.maxMutatingRequestsInFlight }),
+    withAuthorization(d.authorizer),
+  ];
+}

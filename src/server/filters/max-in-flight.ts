@@ -1,0 +1,30 @@
+import type { RequestHandler } from 'express';
+import type { RequestInfo } from '../../endpoints/request-info';
+
+const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** kube's max-in-flight filter: 429 in plain text with Retry-After: 1; watches are long-running and exempt. */
+export function withMaxInFlight(limits: { readOnly: number; mutating: number }): RequestHandler {
+  const inFlight = { readOnly: 0, mutating: 0 };
+  return (_req, res, next) => {
+    const info = res.locals.requestInfo as RequestInfo;
+    if (info.verb === 'watch') return next();
+    const kind = mutating.has(info.verb) ? 'mutating' : 'readOnly';
+    if (limits[kind] > 0 && inFlight[kind] >= limits[kind]) {
+      res.status(429).setHeader('Retry-After', '1');
+      res.type('text/plain; charset=utf-8').send('Too many requests, please try again later.\n');
+      return;
+    }
+    inFlight[kind]++;
+    let done = false;
+    const release = (): void => {
+      if (!done) {
+        done = true;
+        inFlight[kind]--;
+      }
+    };
+    res.on('finish', release);
+    res.on('close', release);
+    next();
+  };
+}

@@ -1,0 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { requestInfoFor } from '../../endpoints/request-info';
+
+/** Request id, received time, RequestInfo and an empty warning list on res.locals. */
+export function withRequestInfo(): RequestHandler {
+  return (req, res, next) => {
+    res.locals.requestId = randomUUID();
+    res.locals.received = process.hrtime.bigint();
+    res.locals.warnings = [] as string[];
+    const watch = req.query.watch;
+    const watchParam = watch === 'true' || watch === '1' || watch === '';
+    res.locals.requestInfo = requestInfoFor(req.method, req.path, watchParam);
+    res.setHeader('Audit-Id', res.locals.requestId as string);
+    next();
+  };
+}

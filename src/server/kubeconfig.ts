@@ -1,0 +1,99 @@
+/**
+ * The admin kubeconfig this server writes for kubectl and client libraries, and the generated admin
+ * bearer token it embeds.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import * as yaml from 'js-yaml';
+import { writeFileAtomic } from './certs';
+
+const randomBytesAsync = promisify(randomBytes);
+
+/** Options of writeAdminKubeconfig. */
+export interface AdminKubeconfigOptions {
+  /** Where to write (parent dirs created 0700 if missing); the file is replaced, mode 0600. */
+  path: string;
+  /** `https://host:port` clients should use. */
+  server: string;
+  /** PEM CA bundle clients trust (becomes certificate-authority-data). */
+  caCertPem: string;
+  /** Bearer token of the admin user. */
+  token: string;
+  /** Cluster and context name (default `platform-apiserver`). */
+  clusterName?: string;
+  /** User entry name (default `admin`). */
+  userName?: string;
+}
+
+/** A kubeconfig v1 (`kind: Config`) with one cluster, one token user and one current context. */
+export function buildAdminKubeconfig(opts: Omit<AdminKubeconfigOptions, 'path'>): string {
+  const cluster = opts.clusterName ?? 'platform-apiserver';
+  const user = opts.userName ?? 'admin';
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: cluster,
+        cluster: {
+          server: opts.server,
+          'certificate-authority-data': Buffer.from(opts.caCertPem, 'utf8').toString('base64'),
+        },
+      },
+    ],
+    users: [{ name: user, user: { token: opts.token } }],
+    contexts: [{ name: cluster, context: { cluster, user } }],
+    'current-context': cluster,
+    preferences: {},
+  };
+  return yaml.dump(doc, { lineWidth: -1, noRefs: true });
+}
+
+/** Writes the admin kubeconfig atomically with mode 0600. Throws on I/O errors. */
+export async function writeAdminKubeconfig(opts: AdminKubeconfigOptions): Promise<void> {
+  await fs.mkdir(path.dirname(opts.path), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(opts.path, buildAdminKubeconfig(opts), 0o600);
+}
+
+/** File under the data dir holding the generated admin token. */
+export const ADMIN_TOKEN_FILE = 'admin.token';
+
+/**
+ * Returns the admin bearer token stored in `<dataDir>/admin.token`, generating a random one (256 bits,
+ * hex) on first use; the file is 0600 and the data dir created 0700. Concurrent first calls agree on
+ * one token (the file is published with an exclusive link). Throws on I/O errors.
+ */
+export async function ensureAdminToken(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, ADMIN_TOKEN_FILE);
+  const existing = await readToken(file);
+  if (existing) return existing;
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const token = (await randomBytesAsync(32)).toString('hex');
+  const tmp = `${file}.tmp-${(await randomBytesAsync(6)).toString('hex')}`;
+  await fs.writeFile(tmp, token + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    await fs.link(tmp, file);
+    return token;
+  } catch (e) {
+    // Lost a race with another writer (EEXIST), or an empty leftover file: use or replace it.
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    const winner = await readToken(file);
+    if (winner) return winner;
+    await fs.rename(tmp, file);
+    return token;
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+async function readToken(file: string): Promise<string | undefined> {
+  try {
+    const t = (await fs.readFile(file, 'utf8')).trim();
+    return t === '' ? undefined : t;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}

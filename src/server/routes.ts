@@ -1,0 +1,104 @@
+/** The router below the filter chain: non-resource endpoints, discovery, OpenAPI, then resources. */
+import { Router, type Request, type Response } from 'express';
+import { errors } from '../api';
+import type { UserInfo } from '../auth/authn/types';
+import {
+  aggregatedDiscovery,
+  apiGroupDoc,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  discoveryETag,
+  wantsAggregated,
+} from '../endpoints/discovery';
+import { encodeBody } from '../endpoints/codec';
+import { OpenApiDocuments } from '../endpoints/openapi-documents';
+import type { RequestInfo } from '../endpoints/request-info';
+import { routeNotFound, serveResource } from '../endpoints/resource-router';
+import type { Registry } from '../registry';
+import type { SchemaRegistry } from '../registry/schema';
+import { HealthCheck, healthHandler } from './health';
+import { versionInfo } from './version';
+
+export interface RouteDeps {
+  registry: Registry;
+  schemas: SchemaRegistry;
+  health: { livez: HealthCheck[]; readyz: HealthCheck[] };
+  shutdownSignal: AbortSignal;
+}
+
+function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {
+  const buf = encodeBody(body, 'json', req.query.pretty === 'true');
+  if (etag) {
+    const tag = discoveryETag(buf);
+    res.setHeader('ETag', tag);
+    res.setHeader('Vary', 'Accept');
+    res.setHeader('Cache-Control', 'public');
+    if (req.headers['if-none-match'] === tag) {
+      res.status(304).end();
+      return;
+    }
+  }
+  res.status(200).type(contentType).send(buf);
+}
+
+function discovery(deps: RouteDeps, legacy: boolean) {
+  return (req: Request, res: Response): void => {
+    const aggregated = wantsAggregated(req.headers.accept);
+    if (aggregated) {
+      const ct = `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`;
+      sendJson(req, res, aggregatedDiscovery(deps.registry, legacy, aggregated), ct, true);
+      return;
+    }
+    if (legacy) sendJson(req, res, apiVersions(`${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`));
+    else sendJson(req, res, apiGroupList(deps.registry));
+  };
+}
+
+export function buildRouter(deps: RouteDeps): Router {
+  const r = Router();
+  const openapi = new OpenApiDocuments(deps.registry, deps.schemas);
+
+  r.get('/version', (req, res) => sendJson(req, res, versionInfo));
+  r.get('/healthz', healthHandler('healthz', deps.health.livez));
+  r.get('/healthz/:check', healthHandler('healthz', deps.health.livez));
+  r.get('/livez', healthHandler('livez', deps.health.livez));
+  r.get('/livez/:check', healthHandler('livez', deps.health.livez));
+  r.get('/readyz', healthHandler('readyz', deps.health.readyz));
+  r.get('/readyz/:check', healthHandler('readyz', deps.health.readyz));
+
+  r.get('/api', discovery(deps, true));
+  r.get('/apis', discovery(deps, false));
+  r.get('/api/v1', (req, res) => {
+    const gv = deps.registry.groupVersions().find((g) => !g.group && g.version === 'v1');
+    if (!gv) throw routeNotFound();
+    sendJson(req, res, apiResourceList(gv));
+  });
+  r.get('/apis/:group', (req, res) => {
+    const doc = apiGroupDoc(deps.registry, req.params.group as string);
+    if (!doc) throw routeNotFound();
+    sendJson(req, res, doc);
+  });
+  r.get('/apis/:group/:version', (req, res) => {
+    const gv = deps.registry.groupVersions().find((g) => g.group === req.params.group && g.version === req.params.version);
+    if (!gv) throw routeNotFound();
+    sendJson(req, res, apiResourceList(gv));
+  });
+
+  r.get('/openapi/v2', (req, res) => openapi.serveV2(req, res));
+  r.get('/openapi/v3', (req, res) => openapi.serveV3Index(req, res));
+  r.get(/^\/openapi\/v3\/(.+)$/, (req, res) => openapi.serveV3(req, res, (req.params as Record<string, string>)[0] ?? ''));
+
+  r.use(async (req, res) => {
+    const info = res.locals.requestInfo as RequestInfo;
+    if (!info.isResourceRequest) {
+      if (info.apiPrefix) throw routeNotFound();
+      res.status(404).type('text/plain; charset=utf-8').send('404 page not found\n');
+      return;
+    }
+    const warnings = res.locals.warnings as string[];
+    if (deps.shutdownSignal.aborted) throw errors.serviceUnavailable('apiserver is shutting down');
+    await serveResource(deps, req, res, info, res.locals.user as UserInfo | undefined, warnings);
+  });
+  return r;
+}

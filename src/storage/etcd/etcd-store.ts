@@ -1,0 +1,324 @@
+/**
+ * Storage on etcd v3: the only place (with etcd-errors.ts) that talks to etcd3.
+ * Transaction shapes follow kube's etcd3 store: create = if mod_revision == 0 then put;
+ * update/delete = if mod_revision == rv then write else get (a failed compare retries from the
+ * returned value without an extra read).
+ */
+import { ExponentialBackoff, noop } from 'cockatiel';
+import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
+import { KubeObject } from '../../api';
+import { StorageCodec, jsonCodec } from '../codec/json-codec';
+import { StorageError } from '../errors';
+import {
+  DeleteOptions,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  Storage,
+  UpdateOptions,
+  Watch,
+  WatchOptions,
+  WatchSink,
+} from '../interface';
+import { Transformer, identityTransformer } from '../transformer';
+import { toStorageError } from './etcd-errors';
+import { watchPrefix } from './etcd-watch';
+
+export interface EtcdStoreOptions {
+  endpoints: string[];
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
+  codec?: StorageCodec;
+  transformer?: Transformer;
+  /** Deadline for every unary etcd call (a down etcd fails requests instead of hanging them). */
+  requestTimeoutMs?: number;
+  /** How long a read at a future revision waits before TooLargeResourceVersion (kube: 3 s). */
+  futureRevisionWaitMs?: number;
+}
+
+/** etcd's maximum page we grow to when selectors filter items out (kube: maxLimit). */
+const maxPageSize = 10000;
+const maxUpdateAttempts = 64;
+
+interface Current {
+  object: KubeObject;
+  plain: Buffer;
+  modRevision: bigint;
+}
+
+export class EtcdStore implements Storage {
+  private readonly client: Etcd3;
+  private readonly codec: StorageCodec;
+  private readonly transformer: Transformer;
+  private readonly futureRevisionWaitMs: number;
+
+  constructor(opts: EtcdStoreOptions) {
+    const timeout = opts.requestTimeoutMs ?? 5000;
+    this.codec = opts.codec ?? jsonCodec;
+    this.transformer = opts.transformer ?? identityTransformer;
+    this.futureRevisionWaitMs = opts.futureRevisionWaitMs ?? 3000;
+    this.client = new Etcd3({
+      hosts: opts.endpoints,
+      credentials: opts.tls && {
+        rootCertificate: opts.tls.ca ?? Buffer.alloc(0),
+        certChain: opts.tls.cert,
+        privateKey: opts.tls.key,
+      },
+      dialTimeout: timeout,
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+      // No automatic retries: a retried write may fail its own compare, and a breaker would keep
+      // failing requests for seconds after etcd is back. Watches reconnect quickly on their own.
+      faultHandling: {
+        host: () => noop,
+        global: noop,
+        // etcd3 calls .next() on this (a backoff factory), though its typings say IBackoff.
+        watchBackoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 }) as never,
+      },
+    });
+  }
+
+  async create(key: string, obj: KubeObject, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+    const plain = this.codec.encode(obj);
+    if (opts.dryRun) {
+      if (await this.readCurrent(key)) throw keyExists(key);
+      return obj;
+    }
+    const value = await this.transformer.toStorage(plain, key);
+    const resp = await this.call(key, () =>
+      this.client.kv.txn({
+        compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: 0 }],
+        success: [{ request_put: { key: Buffer.from(key), value } }],
+        failure: [],
+      }),
+    );
+    if (!resp.succeeded) throw keyExists(key);
+    return withRevision(obj, BigInt(resp.header.revision));
+  }
+
+  async get(key: string, opts: { minRevision?: bigint } = {}): Promise<KubeObject> {
+    if (opts.minRevision !== undefined) await this.waitForRevision(key, opts.minRevision);
+    const cur = await this.readCurrent(key);
+    if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+    return cur.object;
+  }
+
+  async guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
+    let cur = await this.readCurrent(key);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      if (!cur && !opts.createIfMissing) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+      if (cur) checkPreconditions(key, opts.preconditions, cur.object);
+      const next = await opts.tryUpdate(cur ? structuredClone(cur.object) : null);
+      const plain = this.codec.encode(next);
+      if (cur && plain.equals(cur.plain)) return { object: cur.object, created: false };
+      if (opts.dryRun) {
+        return { object: cur ? withRevision(next, cur.modRevision) : next, created: !cur };
+      }
+      const value = await this.transformer.toStorage(plain, key);
+      const resp = await this.call(key, () =>
+        this.client.kv.txn({
+          compare: [
+            { key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: String(cur?.modRevision ?? 0n) },
+          ],
+          success: [{ request_put: { key: Buffer.from(key), value } }],
+          failure: [{ request_range: { key: Buffer.from(key) } }],
+        }),
+      );
+      if (resp.succeeded) return { object: withRevision(next, BigInt(resp.header.revision)), created: !cur };
+      cur = await this.currentFrom(key, resp.responses[0]?.response_range);
+    }
+    throw new StorageError('Conflict', key, `too many conflicting updates of ${key}`);
+  }
+
+  async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
+    let cur = await this.readCurrent(key);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+      checkPreconditions(key, opts.preconditions, cur.object);
+      if (opts.validateDeletion) await opts.validateDeletion(cur.object);
+      if (opts.dryRun) return cur.object;
+      const resp = await this.call(key, () =>
+        this.client.kv.txn({
+          compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: String(cur?.modRevision) }],
+          success: [{ request_delete_range: { key: Buffer.from(key) } }],
+          failure: [{ request_range: { key: Buffer.from(key) } }],
+        }),
+      );
+      if (resp.succeeded) return withRevision(cur.object, BigInt(resp.header.revision));
+      cur = await this.currentFrom(key, resp.responses[0]?.response_range);
+    }
+    throw new StorageError('Conflict', key, `too many conflicting deletes of ${key}`);
+  }
+
+  async list(prefix: string, opts: ListOptions): Promise<ListResult> {
+    if (opts.minRevision !== undefined) await this.waitForRevision(prefix, opts.minRevision);
+    const rangeEnd = prefixEnd(prefix);
+    let startKey = Buffer.from(opts.startKey ?? prefix);
+    let revision = opts.exactRevision ?? 0n;
+    const limit = opts.limit > 0 ? opts.limit : 0;
+    let pageSize = limit;
+    const items: KubeObject[] = [];
+    let lastReturnedKey: string | undefined;
+    let more = false;
+    let firstCount = 0;
+    for (let page = 0; ; page++) {
+      const resp: IRangeResponse = await this.call(prefix, () =>
+        this.client.kv.range({
+          key: startKey,
+          range_end: rangeEnd,
+          limit: pageSize,
+          revision: String(revision),
+        }),
+      );
+      if (revision === 0n) revision = BigInt(resp.header.revision);
+      if (page === 0) firstCount = Number(resp.count);
+      let stoppedAt = -1;
+      for (let i = 0; i < resp.kvs.length; i++) {
+        const kv = resp.kvs[i] as IKeyValue;
+        const obj = await this.decode(kv);
+        if (opts.predicate && !opts.predicate(obj)) continue;
+        items.push(obj);
+        lastReturnedKey = kv.key.toString();
+        if (limit > 0 && items.length === limit) {
+          stoppedAt = i;
+          break;
+        }
+      }
+      const last = resp.kvs[resp.kvs.length - 1];
+      if (stoppedAt >= 0) {
+        more = stoppedAt < resp.kvs.length - 1 || resp.more;
+        break;
+      }
+      if (!resp.more || !last || limit === 0) break;
+      startKey = Buffer.concat([last.key, Buffer.from([0])]);
+      pageSize = Math.min(pageSize * 2, maxPageSize);
+    }
+    const result: ListResult = { items, revision };
+    if (more && lastReturnedKey !== undefined) {
+      result.continueKey = lastReturnedKey;
+      // kube: remainingItemCount only without selectors, counted from this page's start key.
+      if (!opts.hasSelector) result.remainingItemCount = firstCount - items.length;
+    }
+    return result;
+  }
+
+  watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watch {
+    return watchPrefix({
+      client: this.client,
+      prefix,
+      opts,
+      sink,
+      decode: (kv, rev) => this.decode(kv, rev),
+    });
+  }
+
+  async currentRevision(): Promise<bigint> {
+    const resp = await this.call('', () => this.client.kv.range({ key: Buffer.from([0]), count_only: true }));
+    return BigInt(resp.header.revision);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.currentRevision();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.client.close();
+  }
+
+  /** The etcd3 client, for the compactor and other storage-internal users. */
+  get etcd(): Etcd3 {
+    return this.client;
+  }
+
+  private async waitForRevision(key: string, min: bigint): Promise<void> {
+    const deadline = Date.now() + this.futureRevisionWaitMs;
+    for (;;) {
+      const current = await this.currentRevision();
+      if (current >= min) return;
+      if (Date.now() >= deadline) {
+        throw new StorageError('TooLargeResourceVersion', key, `too large resource version: ${min}`, current, min);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private async readCurrent(key: string): Promise<Current | null> {
+    const resp = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key) }));
+    return this.currentFrom(key, resp);
+  }
+
+  private async currentFrom(key: string, resp: IRangeResponse | undefined): Promise<Current | null> {
+    const kv = resp?.kvs[0];
+    if (!kv) return null;
+    const modRevision = BigInt(kv.mod_revision);
+    const { data } = await this.transformer.fromStorage(kv.value, key);
+    return { object: this.decodePlain(key, data, modRevision), plain: data, modRevision };
+  }
+
+  private async decode(kv: IKeyValue, revision?: bigint): Promise<KubeObject> {
+    const key = kv.key.toString();
+    const { data } = await this.transformer.fromStorage(kv.value, key);
+    return this.decodePlain(key, data, revision ?? BigInt(kv.mod_revision));
+  }
+
+  private decodePlain(key: string, data: Buffer, revision: bigint): KubeObject {
+    try {
+      return this.codec.decode(data, revision);
+    } catch (e) {
+      throw new StorageError('InvalidObject', key, `failed to decode object at ${key}: ${(e as Error).message}`);
+    }
+  }
+
+  private async call<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw toStorageError(e, key);
+    }
+  }
+}
+
+function keyExists(key: string): StorageError {
+  return new StorageError('KeyExists', key, `key exists: ${key}`);
+}
+
+function withRevision(obj: KubeObject, revision: bigint): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: revision.toString() } };
+}
+
+/** kube's storage Preconditions.Check, with its StorageError wording. */
+function checkPreconditions(key: string, p: Preconditions | undefined, obj: KubeObject): void {
+  if (!p) return;
+  if (p.uid !== undefined && p.uid !== obj.metadata.uid) {
+    throw new StorageError(
+      'InvalidPrecondition',
+      key,
+      `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`,
+    );
+  }
+  if (p.resourceVersion !== undefined && p.resourceVersion !== obj.metadata.resourceVersion) {
+    throw new StorageError(
+      'InvalidPrecondition',
+      key,
+      `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`,
+    );
+  }
+}
+
+/** The smallest key greater than every key with this prefix. */
+export function prefixEnd(prefix: string): Buffer {
+  const b = Buffer.from(prefix);
+  for (let i = b.length - 1; i >= 0; i--) {
+    if ((b[i] as number) < 0xff) {
+      const end = Buffer.from(b.subarray(0, i + 1));
+      end[i] = (end[i] as number) + 1;
+      return end;
+    }
+  }
+  return Buffer.from([0]);
+}
+
+export type { Watcher, IWatchResponse };

@@ -1,0 +1,101 @@
+/**
+ * One etcd watch feeding one sink, with kube's selector transitions: an object that starts matching
+ * arrives as ADDED, one that stops matching as DELETED (its previous state at the new revision).
+ * etcd3 reconnects the stream by itself after etcd restarts and resumes after the last revision.
+ */
+import { Etcd3, IKeyValue, IWatchResponse, Watcher } from 'etcd3';
+import { KubeObject, errors } from '../../api';
+import { Watch, WatchEvent, WatchOptions, WatchSink } from '../interface';
+import { toStorageError } from './etcd-errors';
+import { isStorageError } from '../errors';
+
+export interface WatchPrefixArgs {
+  client: Etcd3;
+  prefix: string;
+  opts: WatchOptions;
+  sink: WatchSink;
+  decode: (kv: IKeyValue, revision: bigint) => Promise<KubeObject>;
+}
+
+export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixArgs): Watch {
+  let stopped = false;
+  let watcher: Watcher | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let last = opts.sinceRevision;
+  const pass = opts.predicate ?? (() => true);
+
+  const finish = (event?: WatchEvent): void => {
+    if (stopped) return;
+    stopped = true;
+    if (event) sink.event(event);
+    sink.closed();
+    if (watcher) void watcher.cancel().catch(() => undefined);
+  };
+
+  const handle = async (res: IWatchResponse): Promise<void> => {
+    for (const ev of res.events) {
+      if (stopped) return;
+      const rev = BigInt(ev.kv.mod_revision);
+      if (ev.type === 'Put') {
+        const cur = await decode(ev.kv, rev);
+        const prev = ev.prev_kv ? await decode(ev.prev_kv, rev) : null;
+        const curPass = pass(cur);
+        const prevPass = prev ? pass(prev) : false;
+        if (curPass && prevPass) sink.event({ type: 'MODIFIED', object: cur });
+        else if (curPass) sink.event({ type: 'ADDED', object: cur });
+        else if (prevPass && prev) sink.event({ type: 'DELETED', object: prev });
+      } else if (ev.prev_kv) {
+        const prev = await decode(ev.prev_kv, rev);
+        if (pass(prev)) sink.event({ type: 'DELETED', object: prev });
+      }
+      last = rev;
+    }
+    const headerRev = BigInt(res.header.revision);
+    if (headerRev > last) last = headerRev;
+  };
+
+  /** etcd cancels a watch whose start revision was compacted; tell that apart from other failures. */
+  const onError = async (err: unknown): Promise<void> => {
+    if (stopped) return;
+    try {
+      await client.kv.range({ key: Buffer.from(prefix), limit: 1, keys_only: true, revision: String(last + 1n) });
+    } catch (e) {
+      if (isStorageError(toStorageError(e, prefix), 'Compacted')) {
+        finish({ type: 'ERROR', object: errors.expired('The resourceVersion for the provided watch is too old.').status });
+        return;
+      }
+    }
+    finish({ type: 'ERROR', object: errors.internal(err).status });
+  };
+
+  const builder = client.watch();
+  (opts.exactKey ? builder.key(prefix) : builder.prefix(prefix))
+    .startRevision(String(opts.sinceRevision + 1n))
+    .withPreviousKV();
+  builder.create().then(
+    (w) => {
+      watcher = w;
+      if (stopped) {
+        void w.cancel().catch(() => undefined);
+        return;
+      }
+      w.on('data', (res: IWatchResponse) => {
+        chain = chain.then(() => handle(res)).catch((e) => onError(e));
+      });
+      w.on('error', (err: unknown) => {
+        chain = chain.then(() => onError(err));
+      });
+    },
+    (err: unknown) => {
+      chain = chain.then(() => onError(err));
+    },
+  );
+
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      if (watcher) void watcher.cancel().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,6 @@
+export * from './interface';
+export * from './errors';
+export * from './transformer';
+export * from './codec/json-codec';
+export { EtcdStore, prefixEnd } from './etcd/etcd-store';
+export type { EtcdStoreOptions } from './etcd/etcd-store';

@@ -1,0 +1,96 @@
+/**
+ * Storage: the contract between the registry and etcd. Keys are full etcd keys
+ * (`<prefix>/<resource>/<namespace>/<name>`); revisions are bigints here and decimal strings outside.
+ * Every method throws StorageError for expected failures.
+ */
+import { KubeObject, Status } from '../api';
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export type Predicate = (obj: KubeObject) => boolean;
+
+export interface ListOptions {
+  /** Read at this exact revision (Exact / continue); undefined = most recent (quorum). */
+  exactRevision?: bigint;
+  /** The result must be at least this new (NotOlderThan); waits briefly, then TooLargeResourceVersion. */
+  minRevision?: bigint;
+  /** Maximum number of items; 0 = all. */
+  limit: number;
+  /** Start key (full etcd key) from a continue token. */
+  startKey?: string;
+  predicate?: Predicate;
+  /** True when a label/field selector is in effect (remainingItemCount is then omitted). */
+  hasSelector: boolean;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  revision: bigint;
+  /** Full etcd key of the last item returned, when more may remain. */
+  continueKey?: string;
+  remainingItemCount?: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject | Status;
+}
+
+export interface WatchOptions {
+  /** Deliver events for revisions strictly after this one. */
+  sinceRevision: bigint;
+  predicate?: Predicate;
+  /** Only this exact key (single-object watch) instead of the prefix. */
+  exactKey?: boolean;
+}
+
+/** A running watch: events arrive through the callback until stop() or an ERROR/close. */
+export interface Watch {
+  stop(): void;
+}
+
+export interface WatchSink {
+  event(e: WatchEvent): void;
+  /** The watch ended (etcd gone, compacted...) after delivering an ERROR event if there was one. */
+  closed(): void;
+}
+
+export interface UpdateOptions {
+  preconditions?: Preconditions;
+  /** Called with the current object (null when missing and createIfMissing). Returns the new object. */
+  tryUpdate: (current: KubeObject | null) => Promise<KubeObject> | KubeObject;
+  createIfMissing?: boolean;
+  dryRun?: boolean;
+}
+
+export interface DeleteOptions {
+  preconditions?: Preconditions;
+  /** Checked against the current object just before the delete. */
+  validateDeletion?: (current: KubeObject) => Promise<void> | void;
+  dryRun?: boolean;
+}
+
+export interface Storage {
+  /** Creates `key` if absent (KeyExists otherwise). Returns the stored object with its resourceVersion. */
+  create(key: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
+  /** Reads one object (KeyNotFound when absent). `minRevision` → TooLargeResourceVersion if ahead of etcd. */
+  get(key: string, opts?: { minRevision?: bigint }): Promise<KubeObject>;
+  /** kube's GuaranteedUpdate: read-modify-CAS, retried on conflict. Returns the stored object; `created` for create-on-update. */
+  guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }>;
+  /** Deletes `key` under preconditions (KeyNotFound when absent). Returns the last state, stamped with the delete revision. */
+  delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
+  /** Lists keys under `prefix` (which ends with '/'). */
+  list(prefix: string, opts: ListOptions): Promise<ListResult>;
+  /** Watches `prefix` (or an exact key). */
+  watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watch;
+  /** etcd's current revision (one cheap quorum read). */
+  currentRevision(): Promise<bigint>;
+  /** True when etcd answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,126 @@
+/**
+ * Starts the real server in-process for an integration test: its own etcd key prefix, HTTPS on a
+ * random port, generated certificates and an admin kubeconfig in a temp dir; kubectl and HTTP helpers.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import winston from 'winston';
+import { staticTokenAuthenticator } from '../../src/auth';
+import { ApiServer } from '../../src/server/app';
+import { ensureServingCertificates } from '../../src/server/certs';
+import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
+import { EtcdStore } from '../../src/storage';
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json<T = any>(): T;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  token: string;
+  kubeconfig: string;
+  caCert: string;
+  dir: string;
+  prefix: string;
+  server: ApiServer;
+  storage: EtcdStore;
+  kubectl(args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<RunResult>;
+  request(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null }): Promise<HttpResult>;
+  stop(): Promise<void>;
+}
+
+const silent = winston.createLogger({ silent: true });
+
+export async function startTestServer(opts: { etcdEndpoints: string[]; prefix?: string }): Promise<TestServer> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'papi-test-'));
+  const prefix = opts.prefix ?? `/registry-${randomBytes(4).toString('hex')}`;
+  const certs = await ensureServingCertificates({ certDir: path.join(dir, 'pki'), hosts: [] });
+  const token = randomBytes(16).toString('hex');
+  const storage = new EtcdStore({ endpoints: opts.etcdEndpoints });
+  const server = await ApiServer.create({
+    storage,
+    etcdPrefix: prefix,
+    authenticator: staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
+    tls: certs,
+    logger: silent,
+    bindAddress: '127.0.0.1',
+    securePort: 0,
+  });
+  const { port } = await server.start();
+  const url = `https://127.0.0.1:${port}`;
+  const kubeconfig = path.join(dir, 'admin.kubeconfig');
+  await writeAdminKubeconfig({ path: kubeconfig, server: url, caCertPem: certs.caCert, token });
+
+  const kubectl: TestServer['kubectl'] = (args, o = {}) =>
+    run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'kube-cache'), ...args], {
+      input: o.input,
+      env: { ...process.env, HOME: dir, KUBECONFIG: kubeconfig, ...(o.env ?? {}) },
+    });
+
+  const request: TestServer['request'] = (method, p, o = {}) =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.token !== null) headers.authorization = `Bearer ${o.token ?? token}`;
+      let payload: Buffer | undefined;
+      if (o.body !== undefined) {
+        payload = Buffer.isBuffer(o.body) ? o.body : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
+        headers['content-type'] ??= 'application/json';
+      }
+      const req = https.request(`${url}${p}`, { method, headers, ca: certs.caCert }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        });
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+
+  return {
+    url,
+    port,
+    token,
+    kubeconfig,
+    caCert: certs.caCert,
+    dir,
+    prefix,
+    server,
+    storage,
+    kubectl,
+    request,
+    async stop() {
+      await server.stop();
+      await storage.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function run(cmd: string, args: string[], o: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: o.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(o.input ?? '');
+  });
+}
