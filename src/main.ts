@@ -8,8 +8,7 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import winston from 'winston';
 import { parseFlags, usage, FlagError, ServerConfig } from './config';
-import { TokenFileAuthenticator, staticTokenAuthenticator } from './auth';
-import { unionAuthenticator } from './auth/authn/union';
+import { TokenAuthenticator, TokenFileAuthenticator, bearerTokenAuthenticator, staticTokenAuthenticator, withAuthenticatedGroup } from './auth';
 import { EmbeddedEtcd } from './server/embedded-etcd';
 import { ensureServingCertificates } from './server/certs';
 import { ensureAdminToken, writeAdminKubeconfig } from './server/kubeconfig';
@@ -64,13 +63,17 @@ async function run(config: ServerConfig, logger: winston.Logger): Promise<() => 
     tlsKeyFile: config.tlsPrivateKeyFile,
   });
   const adminToken = await ensureAdminToken(config.dataDir);
-  const authenticators = [staticTokenAuthenticator(new Map([[adminToken, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))];
-  if (config.tokenAuthFile) authenticators.push(await TokenFileAuthenticator.load(config.tokenAuthFile));
+  const tokenSources: TokenAuthenticator[] = [
+    staticTokenAuthenticator(new Map([[adminToken, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
+  ];
+  if (config.tokenAuthFile) {
+    tokenSources.push(await TokenFileAuthenticator.load(config.tokenAuthFile, { onWarning: (w) => logger.warn(w) }));
+  }
 
   const server = await ApiServer.create({
     storage,
     etcdPrefix: config.etcdPrefix,
-    authenticator: unionAuthenticator(authenticators),
+    authenticator: withAuthenticatedGroup(bearerTokenAuthenticator(tokenSources)),
     tls: certs,
     logger,
     bindAddress: config.bindAddress,

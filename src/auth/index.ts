@@ -1,5 +1,4 @@
 /** auth/: authentication (authn/) and authorization (authz/). */
 export * from './authn/types';
 export * from './authn/token-file';
-export * from './authn/union';
 export * from './authz/authorizer';

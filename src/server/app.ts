@@ -11,6 +11,7 @@ import { ApiError } from '../api';
 import { AdmissionChain, namespaceLifecycle } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
+import { NamespaceController } from '../controllers';
 import { Registry, RequestContext, builtinResources } from '../registry';
 import { SchemaRegistry } from '../registry/schema';
 import type { Storage } from '../storage';
@@ -40,11 +41,16 @@ export class ApiServer {
   private readonly app: express.Express;
   private server?: https.Server;
   private readonly shutdown = new AbortController();
+  private readonly namespaceController: NamespaceController;
 
   private constructor(private readonly opts: ApiServerOptions, schemas: SchemaRegistry) {
     const admission = new AdmissionChain([namespaceLifecycle((name) => this.getNamespace(name))]);
     this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission });
     for (const def of builtinResources) this.registry.add(def);
+    this.namespaceController = new NamespaceController({
+      registry: this.registry,
+      onError: (e) => opts.logger.warn('namespace controller', { error: (e as Error).message }),
+    });
 
     const etcdCheck: HealthCheck = { name: 'etcd', check: () => opts.storage.ping() };
     const ping: HealthCheck = { name: 'ping', check: async () => true };
@@ -97,11 +103,13 @@ export class ApiServer {
     ]);
     this.server = server;
     await this.ensureSystemNamespaces();
+    await this.namespaceController.start();
     return { port: (server.address() as AddressInfo).port };
   }
 
   async stop(): Promise<void> {
     this.shutdown.abort();
+    this.namespaceController.stop();
     const server = this.server;
     if (!server) return;
     this.server = undefined;

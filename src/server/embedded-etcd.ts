@@ -141,7 +141,7 @@ export class EmbeddedEtcd extends EventEmitter<EmbeddedEtcdEvents> {
       '--logger=zap',
       '--log-outputs=stderr',
     ];
-    // Accepted by 3.4.23 though `etcd --help` does not list it (added in 3.4.22).
+    // Accepted by etcd 3.4.23 (verified by starting it) although its `--help` does not list it.
     if (opts.unsafeNoFsync) args.push('--unsafe-no-fsync');
     const setpriv = process.platform === 'linux' ? await findOnPath('setpriv') : undefined;
     const [cmd, cmdArgs] = setpriv ? [setpriv, ['--pdeathsig', 'KILL', '--', binary, ...args]] : [binary, args];

@@ -57,7 +57,7 @@ function discovery(deps: RouteDeps, legacy: boolean) {
 
 export function buildRouter(deps: RouteDeps): Router {
   const r = Router();
-  const openapi = new OpenApiDocuments(deps.registry, deps.schemas);
+  const openapi = new OpenApiDocuments(deps.registry, deps.schemas, versionInfo.gitVersion);
 
   r.get('/version', (req, res) => sendJson(req, res, versionInfo));
   r.get('/healthz', healthHandler('healthz', deps.health.livez));

@@ -1,7 +1,6 @@
 /**
- * The OpenAPI v3 schema shapes read from openapi/. Local to the registry until src/patch/schema.ts
- * (the patch module's Schema/SchemaResolver) lands; the shapes are structural, so either side can
- * pass its values to the other.
+ * The OpenAPI v3 schema shapes read from openapi/. Structurally compatible with src/patch/schema.ts
+ * (a SchemaRegistry's resolver is usable as the patch module's SchemaResolver; a unit test checks it).
  */
 
 /** One OpenAPI v3 schema object, with the Kubernetes vendor extensions this server reads. */
