@@ -26,7 +26,7 @@ run: deps build
 	node dist/src/main.js $(ARGS)
 
 ## test: type-check, then every unit and integration test (real etcd, real kubectl)
-test: deps typecheck
+test: deps typecheck build
 	$(NPM) test
 
 test-unit: node_modules/.package-lock.json

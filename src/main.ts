@@ -52,7 +52,7 @@ async function run(config: ServerConfig, logger: winston.Logger): Promise<() => 
       }
     : undefined;
   const storage = new EtcdStore({ endpoints, tls });
-  await waitForEtcd(storage, endpoints, 10_000);
+  await waitForEtcd(storage, endpoints, 5_000);
 
   const hosts = [os.hostname()];
   if (config.bindAddress !== '0.0.0.0' && config.bindAddress !== '::') hosts.push(config.bindAddress);

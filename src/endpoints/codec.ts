@@ -3,8 +3,20 @@ import * as yaml from 'js-yaml';
 import { errors, isObject } from '../api';
 import type { OutputFormat } from './negotiation';
 
+/** The protobuf codec as the endpoints use it (storage/codec/protobuf-codec.ts implements it). */
+export interface ProtobufSerializer {
+  supports(apiVersion: string, kind: string): boolean;
+  decode(body: Buffer): Record<string, unknown>;
+  encode(obj: Record<string, unknown>): Buffer;
+  encodeWatchEvent(type: string, objectBytes: Buffer): Buffer;
+}
+
 /** Parses a request body; undecodable input is a 400 naming the expected kind as kube does. */
-export function decodeBody(body: Buffer, format: OutputFormat, expectedKind: string): unknown {
+export function decodeBody(body: Buffer, format: OutputFormat, expectedKind: string, protobuf?: ProtobufSerializer): unknown {
+  if (format === 'protobuf') {
+    if (!protobuf) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
+    return protobuf.decode(body);
+  }
   const text = body.toString('utf8');
   try {
     if (format === 'yaml') return yaml.load(text, { schema: yaml.JSON_SCHEMA });
@@ -27,7 +39,8 @@ export function orderTopLevel(obj: unknown): unknown {
   return out;
 }
 
-export function encodeBody(obj: unknown, format: OutputFormat, pretty: boolean): Buffer {
+export function encodeBody(obj: unknown, format: OutputFormat, pretty: boolean, protobuf?: ProtobufSerializer): Buffer {
+  if (format === 'protobuf' && protobuf) return protobuf.encode(obj as Record<string, unknown>);
   const ordered = orderTopLevel(obj);
   if (format === 'yaml') return Buffer.from(yaml.dump(ordered, { noRefs: true, lineWidth: -1, sortKeys: false }));
   return Buffer.from((pretty ? JSON.stringify(ordered, null, 2) : JSON.stringify(ordered)) + '\n');

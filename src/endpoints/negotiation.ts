@@ -31,7 +31,9 @@ export function parseMediaType(s: string): MediaType | null {
   return { type, params, q: Number.isFinite(q) ? q : 0 };
 }
 
-export type OutputFormat = 'json' | 'yaml';
+export type OutputFormat = 'json' | 'yaml' | 'protobuf';
+
+export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 
 export interface ResponseTarget {
   format: OutputFormat;
@@ -43,6 +45,7 @@ export interface ResponseTarget {
 const serializers: Array<{ type: string; format: OutputFormat }> = [
   { type: 'application/json', format: 'json' },
   { type: 'application/yaml', format: 'yaml' },
+  { type: protobufMediaType, format: 'protobuf' },
 ];
 
 export const acceptedMediaTypes = serializers.map((s) => s.type);
@@ -55,20 +58,24 @@ function matchSerializer(type: string): (typeof serializers)[number] | undefined
 /**
  * Chooses the response type for an API object. `as=Table` and friends are honoured when
  * `g=meta.k8s.io` and a known version are given; other `as=` requests are skipped (the next
- * entry wins). 406 when nothing matches.
+ * entry wins). Protobuf only where the kind has a protobuf form (Table never has). 406 when
+ * nothing matches.
  */
-export function negotiateObject(accept: string | undefined, opts: { allowTable: boolean }): ResponseTarget {
+export function negotiateObject(accept: string | undefined, opts: { allowTable: boolean; protobuf: boolean }): ResponseTarget {
   for (const m of parseAccept(accept)) {
     if (m.q <= 0) continue;
     const s = matchSerializer(m.type);
     if (!s) continue;
+    if (s.format === 'protobuf' && !opts.protobuf) continue;
     const as = m.params.as;
     if (!as) {
       if (m.params.g || m.params.v) continue;
       return { format: s.format, contentType: s.type };
     }
     if (m.params.g !== 'meta.k8s.io' || (m.params.v !== 'v1' && m.params.v !== 'v1beta1')) continue;
-    if (as === 'Table' && opts.allowTable) return { format: s.format, contentType: s.type, as: { kind: 'Table', version: m.params.v } };
+    if (as === 'Table' && opts.allowTable && s.format !== 'protobuf') {
+      return { format: s.format, contentType: s.type, as: { kind: 'Table', version: m.params.v } };
+    }
     if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
       return { format: s.format, contentType: s.type, as: { kind: as, version: m.params.v } };
     }

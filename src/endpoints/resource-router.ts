@@ -10,6 +10,7 @@ import { patchHandler } from './handlers/patch';
 import { getHandler, listHandler } from './handlers/read';
 import { updateHandler } from './handlers/update';
 import { watchHandler } from './handlers/watch';
+import type { ProtobufSerializer } from './codec';
 import type { RequestInfo } from './request-info';
 import type { HandlerScope, VerbHandler } from './scope';
 
@@ -40,6 +41,7 @@ export interface ResourceRouterDeps {
   schemas: SchemaRegistry;
   /** Aborted when the server shuts down: long-running requests (watches) end cleanly. */
   shutdownSignal?: AbortSignal;
+  protobuf?: ProtobufSerializer;
 }
 
 export async function serveResource(
@@ -78,6 +80,7 @@ export async function serveResource(
     res,
     query,
     schemas: deps.schemas,
+    protobuf: deps.protobuf,
     ctx: {
       user,
       namespace: def.namespaced ? info.namespace : '',

@@ -14,8 +14,14 @@ export function writeWarnings(res: Response, warnings: string[]): void {
   }
 }
 
+/** Negotiates the response of a handler; protobuf only where the kind (and its list) has a protobuf form. */
 export function negotiate(s: HandlerScope): ResponseTarget {
-  return negotiateObject(s.req.headers.accept, { allowTable: true });
+  return negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s) });
+}
+
+export function protobufServes(s: HandlerScope): boolean {
+  const p = s.protobuf;
+  return !!p && p.supports(s.store.apiVersion, s.store.def.kind) && p.supports(s.store.apiVersion, s.store.def.listKind);
 }
 
 function includeObjectParam(s: HandlerScope): IncludeObject {
@@ -28,7 +34,7 @@ function includeObjectParam(s: HandlerScope): IncludeObject {
 function send(s: HandlerScope, code: number, target: ResponseTarget, body: unknown): void {
   writeWarnings(s.res, s.ctx.warnings);
   const pretty = s.query.pretty === 'true' || s.query.pretty === '1';
-  s.res.status(code).type(target.contentType).send(encodeBody(body, target.format, pretty));
+  s.res.status(code).type(target.contentType).send(encodeBody(body, target.format, pretty, s.protobuf));
 }
 
 /** Converts one object (or list) to what the client negotiated: Table, partial metadata or itself. */

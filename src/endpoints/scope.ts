@@ -2,6 +2,7 @@
 import type { Request, Response } from 'express';
 import type { GenericStore, RequestContext } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
+import type { ProtobufSerializer } from './codec';
 import type { RequestInfo } from './request-info';
 
 export interface HandlerScope {
@@ -12,6 +13,8 @@ export interface HandlerScope {
   req: Request;
   res: Response;
   query: Record<string, string | undefined>;
+  /** Present when protobuf is served (kinds it does not know answer 406/415 as for custom resources). */
+  protobuf?: ProtobufSerializer;
 }
 
 export type VerbHandler = (s: HandlerScope) => Promise<void>;

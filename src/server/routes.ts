@@ -11,7 +11,7 @@ import {
   discoveryETag,
   wantsAggregated,
 } from '../endpoints/discovery';
-import { encodeBody } from '../endpoints/codec';
+import { ProtobufSerializer, encodeBody } from '../endpoints/codec';
 import { OpenApiDocuments } from '../endpoints/openapi-documents';
 import type { RequestInfo } from '../endpoints/request-info';
 import { routeNotFound, serveResource } from '../endpoints/resource-router';
@@ -25,6 +25,7 @@ export interface RouteDeps {
   schemas: SchemaRegistry;
   health: { livez: HealthCheck[]; readyz: HealthCheck[] };
   shutdownSignal: AbortSignal;
+  protobuf?: ProtobufSerializer;
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {

@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { KubeObject, errors } from '../../api';
 import type { WatchEvent } from '../../storage';
-import { convertForTarget, writeWarnings } from '../responses';
+import { convertForTarget, protobufServes, writeWarnings } from '../responses';
 import { negotiateObject } from '../negotiation';
 import type { HandlerScope } from '../scope';
 import { listQuery, parseIntParam } from './read';
@@ -16,8 +16,11 @@ function defaultTimeoutSeconds(): number {
 }
 
 export async function watchHandler(s: HandlerScope): Promise<void> {
-  const target = negotiateObject(s.req.headers.accept, { allowTable: true });
-  if (target.format !== 'json') throw errors.notAcceptable(['application/json']);
+  const target = negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s) });
+  // YAML has no stream framing (kube answers 406); protobuf streams length-prefixed WatchEvents.
+  if (target.format === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.kubernetes.protobuf']);
+  const protobuf = target.format === 'protobuf' ? s.protobuf : undefined;
+  const contentType = protobuf ? `${target.contentType};stream=watch` : target.contentType;
   const query = listQuery(s);
   if (s.info.name) query.fieldSelector = [query.fieldSelector, `metadata.name=${s.info.name}`].filter(Boolean).join(',');
   const timeoutSeconds = parseIntParam('timeoutSeconds', s.query.timeoutSeconds) ?? defaultTimeoutSeconds();
@@ -31,14 +34,20 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     started = true;
     writeWarnings(res, s.ctx.warnings);
     res.status(200);
-    res.setHeader('Content-Type', target.contentType);
+    res.setHeader('Content-Type', contentType);
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
   };
-  const end = (): void => {
-    if (ended) return;
+  /** Detaches from the request and the server's shutdown signal (which outlives every watch). */
+  const detach = (): void => {
     ended = true;
     clearTimeout(timer);
+    req.off('close', end);
+    s.ctx.signal?.removeEventListener('abort', end);
+  };
+  const end = (): void => {
+    if (ended) return;
+    detach();
     watch?.stop();
     start();
     res.end();
@@ -65,14 +74,17 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
       event: (e) => {
         if (ended) return;
         start();
-        res.write(encode(e));
+        res.write(protobuf ? protobuf.encodeWatchEvent(e.type, protobuf.encode(e.object as unknown as Record<string, unknown>)) : encode(e));
         if (e.type === 'ERROR') end();
       },
       closed: end,
     });
   } catch (e) {
-    clearTimeout(timer);
-    if (!started) throw e;
+    if (!started) {
+      // The error middleware answers; a later 'close' must not try to start the stream.
+      detach();
+      throw e;
+    }
     end();
     return;
   }

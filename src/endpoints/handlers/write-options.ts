@@ -3,6 +3,7 @@ import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersio
 import { decodeBody } from '../codec';
 import { readBody } from '../body';
 import { requestBodyFormat } from '../negotiation';
+import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -63,5 +64,6 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
 export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const format = requestBodyFormat(s.req.headers['content-type']);
   const body = await readBody(s.req);
-  return admitObject(s, decodeBody(body, format, s.store.def.kind), parseFieldValidation(s));
+  if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
+  return admitObject(s, decodeBody(body, format, s.store.def.kind, s.protobuf), parseFieldValidation(s));
 }

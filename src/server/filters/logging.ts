@@ -10,7 +10,7 @@ export function withLogging(logger: Logger): RequestHandler {
       const info = res.locals.requestInfo as RequestInfo | undefined;
       const user = res.locals.user as UserInfo | undefined;
       const started = res.locals.received as bigint;
-      logger.info('request', {
+      logger.http('request', {
         verb: info?.verb ?? req.method,
         path: req.originalUrl,
         code: res.statusCode,

@@ -1,0 +1,102 @@
+/**
+ * The built binary as a user runs it: embedded etcd under the data dir, HTTPS with generated
+ * certificates, an admin kubeconfig that kubectl uses at once; clear startup errors; clean SIGTERM.
+ */
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { run } from '../support/api-server';
+import { runBinary, startBinary } from '../support/binary';
+import { startTestEtcd } from '../support/etcd';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'papi-e2e-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const kubectl = (kubeconfig: string, args: string[], input?: string) =>
+  run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'cache'), ...args], {
+    input,
+    env: { ...process.env, HOME: dir },
+  });
+
+function etcdRunningFor(dataDir: string): Promise<boolean> {
+  return run('pgrep', ['-f', `etcd --name=default --data-dir=${dataDir}`]).then((r) => r.code === 0);
+}
+
+test('embedded default: kubectl works at once, secrets are 0600, data survives a restart, SIGTERM stops etcd', async () => {
+  const dataDir = path.join(dir, 'data');
+  const srv = await startBinary([`--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1']);
+  expect(srv.kubeconfig).toBe(path.join(dataDir, 'admin.kubeconfig'));
+  for (const f of ['admin.kubeconfig', 'admin.token', 'pki/apiserver.key', 'pki/apiserver-ca.key']) {
+    expect((await stat(path.join(dataDir, f))).mode & 0o777).toBe(0o600);
+  }
+  const ns = await kubectl(srv.kubeconfig, ['get', 'namespaces', '-o', 'name']);
+  expect(ns.stdout).toContain('namespace/kube-system');
+  const cm = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'default' }, data: { a: '1' } });
+  expect(await kubectl(srv.kubeconfig, ['apply', '-f', '-'], cm)).toMatchObject({ code: 0, stdout: 'configmap/keep created\n' });
+  const rv = (await kubectl(srv.kubeconfig, ['get', 'cm', 'keep', '-o', 'jsonpath={.metadata.resourceVersion}'])).stdout;
+
+  expect(await srv.stop()).toBe(0);
+  expect(await etcdRunningFor(path.join(dataDir, 'etcd'))).toBe(false);
+
+  const again = await startBinary([`--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1']);
+  const after = await kubectl(again.kubeconfig, ['get', 'cm', 'keep', '-o', 'jsonpath={.data.a} {.metadata.resourceVersion}']);
+  expect(after.stdout).toBe(`1 ${rv}`);
+  expect(await again.stop()).toBe(0);
+});
+
+test('--etcd-servers uses an external etcd and --token-auth-file adds users', async () => {
+  const etcd = await startTestEtcd();
+  try {
+    const tokens = path.join(dir, 'tokens.csv');
+    await writeFile(tokens, 'file-token,alice,alice-uid,"dev,ops"\n');
+    const srv = await startBinary([
+      `--data-dir=${path.join(dir, 'data')}`,
+      '--secure-port=0',
+      '--bind-address=127.0.0.1',
+      `--etcd-servers=${etcd.endpoints.join(',')}`,
+      `--token-auth-file=${tokens}`,
+    ]);
+    try {
+      expect((await kubectl(srv.kubeconfig, ['get', 'ns', 'default', '-o', 'name'])).stdout).toBe('namespace/default\n');
+      const alice = await kubectl(srv.kubeconfig, ['--token=file-token', 'get', 'ns', 'default', '-o', 'name']);
+      expect(alice.stdout).toBe('namespace/default\n');
+      const bad = await kubectl(srv.kubeconfig, ['--token=wrong', 'get', 'ns', 'default']);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('error: You must be logged in to the server (Unauthorized)');
+      expect(await etcdRunningFor(path.join(dir, 'data', 'etcd'))).toBe(false);
+    } finally {
+      expect(await srv.stop()).toBe(0);
+    }
+  } finally {
+    await etcd.stop();
+  }
+});
+
+test('clear errors: unknown flag, port in use (embedded etcd stopped again), unreachable etcd', async () => {
+  const flag = await runBinary(['--bogus']);
+  expect(flag.code).toBe(1);
+  expect(flag.stderr).toContain('Error: unknown flag: --bogus');
+
+  const blocker = net.createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+  const port = (blocker.address() as net.AddressInfo).port;
+  try {
+    const dataDir = path.join(dir, 'busy');
+    const busy = await runBinary([`--data-dir=${dataDir}`, `--secure-port=${port}`, '--bind-address=127.0.0.1']);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain(`Error: failed to listen on 127.0.0.1:${port}: address already in use`);
+    expect(await etcdRunningFor(path.join(dataDir, 'etcd'))).toBe(false);
+  } finally {
+    blocker.close();
+  }
+
+  const unreachable = await runBinary([`--data-dir=${path.join(dir, 'x')}`, '--secure-port=0', '--etcd-servers=http://127.0.0.1:1']);
+  expect(unreachable.code).toBe(1);
+  expect(unreachable.stderr).toContain('Error: unable to reach etcd at http://127.0.0.1:1');
+});

@@ -1,0 +1,267 @@
+/** Watch over HTTP against the real server and a real etcd, plus kubectl's watch-based commands. */
+import { spawn } from 'node:child_process';
+import { startTestEtcd, TestEtcd } from '../support/etcd';
+import { startTestServer, TestServer } from '../support/api-server';
+import { openWatch, StreamEvent, WatchStream } from '../support/watch-stream';
+
+let etcd: TestEtcd;
+let srv: TestServer;
+const open: WatchStream[] = [];
+
+beforeAll(async () => {
+  etcd = await startTestEtcd();
+  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
+  for (const ns of ['w1', 'w2', 'sel', 'order', 'tbl', 'kc']) await createNamespace(ns);
+});
+afterEach(() => {
+  for (const w of open.splice(0)) w.close();
+});
+afterAll(async () => {
+  await srv?.stop();
+  await etcd?.stop();
+});
+
+async function createNamespace(name: string): Promise<void> {
+  const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  expect(r.status).toBe(201);
+}
+
+interface Obj {
+  metadata: { name: string; namespace?: string; resourceVersion: string; labels?: Record<string, string> };
+  data?: Record<string, string>;
+  type?: string;
+}
+
+async function createSecret(ns: string, name: string, extra: Record<string, unknown> = {}): Promise<Obj> {
+  const r = await srv.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+    body: { apiVersion: 'v1', kind: 'Secret', ...extra, metadata: { ...((extra.metadata as object | undefined) ?? {}), name } },
+  });
+  expect(r.status).toBe(201);
+  return r.json<Obj>();
+}
+
+async function mergePatch(path: string, patch: unknown): Promise<Obj> {
+  const r = await srv.request('PATCH', path, { body: patch, headers: { 'content-type': 'application/merge-patch+json' } });
+  expect(r.status).toBe(200);
+  return r.json<Obj>();
+}
+
+async function del(path: string): Promise<void> {
+  const r = await srv.request('DELETE', path);
+  expect(r.status).toBe(200);
+}
+
+async function watch(path: string, headers?: Record<string, string>): Promise<WatchStream> {
+  const w = await openWatch(srv, path, { headers });
+  open.push(w);
+  expect(w.status).toBe(200);
+  return w;
+}
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+const summary = (e: StreamEvent): [string, string] => [e.type, e.object.metadata.name];
+
+describe('watch over HTTP', () => {
+  test('from a list resourceVersion: only later events, DELETED carries the last state at a newer RV', async () => {
+    await createSecret('w1', 'before');
+    const list = (await srv.request('GET', '/api/v1/namespaces/w1/secrets')).json();
+    const w = await watch(`/api/v1/namespaces/w1/secrets?watch=1&resourceVersion=${list.metadata.resourceVersion}`);
+    expect(w.headers['content-type']).toBe('application/json');
+    expect(w.headers['transfer-encoding']).toBe('chunked');
+
+    const created = await createSecret('w1', 's1', { data: { a: b64('1') } });
+    const updated = await mergePatch('/api/v1/namespaces/w1/secrets/s1', { data: { a: b64('2') } });
+    await del('/api/v1/namespaces/w1/secrets/s1');
+    const [added, modified, deleted] = (await w.next(3)) as [StreamEvent, StreamEvent, StreamEvent];
+
+    expect(added).toMatchObject({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1', namespace: 'w1', resourceVersion: created.metadata.resourceVersion } } });
+    expect(modified).toMatchObject({ type: 'MODIFIED', object: { kind: 'Secret', data: { a: b64('2') }, metadata: { resourceVersion: updated.metadata.resourceVersion } } });
+    expect(deleted).toMatchObject({ type: 'DELETED', object: { kind: 'Secret', data: { a: b64('2') }, metadata: { name: 's1', uid: created.metadata.uid } } });
+    expect(BigInt(deleted.object.metadata.resourceVersion)).toBeGreaterThan(BigInt(updated.metadata.resourceVersion));
+    await w.expectQuiet(200);
+  });
+
+  test('without resourceVersion: synthetic ADDED for existing objects first, then changes', async () => {
+    await createSecret('w2', 'e1');
+    await createSecret('w2', 'e2');
+    const w = await watch('/api/v1/namespaces/w2/secrets?watch=1');
+    const initial = await w.next(2);
+    expect(initial.map(summary).sort()).toEqual([['ADDED', 'e1'], ['ADDED', 'e2']]);
+    await w.expectQuiet(200);
+    await createSecret('w2', 'e3');
+    expect((await w.next(1)).map(summary)).toEqual([['ADDED', 'e3']]);
+  });
+
+  test('resourceVersion=0 also starts with the current state', async () => {
+    const w = await watch('/api/v1/namespaces/w2/secrets?watch=1&resourceVersion=0');
+    const initial = await w.next(3);
+    expect(initial.map(summary).sort()).toEqual([['ADDED', 'e1'], ['ADDED', 'e2'], ['ADDED', 'e3']]);
+  });
+
+  test('timeoutSeconds=1 ends the stream', async () => {
+    const w = await watch('/api/v1/namespaces/w2/secrets?watch=1&timeoutSeconds=1&resourceVersion=1');
+    const t0 = Date.now();
+    await w.ended;
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  test('fieldSelector=metadata.name narrows a watch to one object', async () => {
+    const list = (await srv.request('GET', '/api/v1/namespaces/w2/secrets')).json();
+    const w = await watch(`/api/v1/namespaces/w2/secrets?watch=true&fieldSelector=metadata.name%3De2&resourceVersion=${list.metadata.resourceVersion}`);
+    await mergePatch('/api/v1/namespaces/w2/secrets/e1', { metadata: { labels: { x: '1' } } });
+    await mergePatch('/api/v1/namespaces/w2/secrets/e2', { metadata: { labels: { x: '2' } } });
+    expect((await w.next(1)).map(summary)).toEqual([['MODIFIED', 'e2']]);
+    await w.expectQuiet(200);
+  });
+
+  test('label selector filters events; leaving the selection is DELETED (old state, new RV), entering is ADDED', async () => {
+    const list = (await srv.request('GET', '/api/v1/namespaces/sel/secrets')).json();
+    const w = await watch(`/api/v1/namespaces/sel/secrets?watch=1&labelSelector=app%3Dweb&resourceVersion=${list.metadata.resourceVersion}`);
+    await createSecret('sel', 'other', { metadata: { labels: { app: 'db' } } });
+    await createSecret('sel', 'web', { metadata: { labels: { app: 'web' } } });
+    expect((await w.next(1)).map(summary)).toEqual([['ADDED', 'web']]);
+
+    const left = await mergePatch('/api/v1/namespaces/sel/secrets/web', { metadata: { labels: { app: 'api' } } });
+    const [gone] = (await w.next(1)) as [StreamEvent];
+    expect(gone.type).toBe('DELETED');
+    expect(gone.object.metadata.labels).toEqual({ app: 'web' });
+    expect(gone.object.metadata.resourceVersion).toBe(left.metadata.resourceVersion);
+
+    await mergePatch('/api/v1/namespaces/sel/secrets/other', { metadata: { labels: { app: 'web' } } });
+    const [came] = (await w.next(1)) as [StreamEvent];
+    expect(summary(came)).toEqual(['ADDED', 'other']);
+    expect(came.object.metadata.labels).toEqual({ app: 'web' });
+    await del('/api/v1/namespaces/sel/secrets/web'); // not matching: no event
+    await del('/api/v1/namespaces/sel/secrets/other');
+    expect((await w.next(1)).map(summary)).toEqual([['DELETED', 'other']]);
+    await w.expectQuiet(200);
+  });
+
+  test('field selector on secret type filters events', async () => {
+    const list = (await srv.request('GET', '/api/v1/namespaces/sel/secrets')).json();
+    const w = await watch(`/api/v1/namespaces/sel/secrets?watch=1&fieldSelector=type%3Dkubernetes.io%2Fbasic-auth&resourceVersion=${list.metadata.resourceVersion}`);
+    await createSecret('sel', 'plain', { type: 'Opaque' });
+    await createSecret('sel', 'basic', { type: 'kubernetes.io/basic-auth', data: { username: b64('u') } });
+    const [ev] = (await w.next(1)) as [StreamEvent];
+    expect(summary(ev)).toEqual(['ADDED', 'basic']);
+    expect(ev.object.type).toBe('kubernetes.io/basic-auth');
+    await w.expectQuiet(200);
+  });
+
+  test('an unknown field selector on a watch is a 400 before the stream starts', async () => {
+    const w = await openWatch(srv, '/api/v1/namespaces/sel/secrets?watch=1&fieldSelector=data.x%3D1');
+    expect(w.status).toBe(400);
+    expect(JSON.parse(w.errorBody ?? '')).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+  });
+
+  test('all-namespaces watch sees every namespace; a namespaced watch sees only its own', async () => {
+    const rv = (await srv.request('GET', '/api/v1/secrets')).json().metadata.resourceVersion;
+    const all = await watch(`/api/v1/secrets?watch=1&resourceVersion=${rv}`);
+    const onlyW1 = await watch(`/api/v1/namespaces/w1/secrets?watch=1&resourceVersion=${rv}`);
+    await createSecret('w2', 'x-in-w2');
+    await createSecret('w1', 'x-in-w1');
+    const evs = await all.next(2);
+    expect(evs.map((e) => [e.type, e.object.metadata.namespace, e.object.metadata.name])).toEqual([
+      ['ADDED', 'w2', 'x-in-w2'],
+      ['ADDED', 'w1', 'x-in-w1'],
+    ]);
+    expect((await onlyW1.next(1)).map(summary)).toEqual([['ADDED', 'x-in-w1']]);
+    await onlyW1.expectQuiet(200);
+  });
+
+  test('cluster-scoped watch on namespaces', async () => {
+    const rv = (await srv.request('GET', '/api/v1/namespaces')).json().metadata.resourceVersion;
+    const w = await watch(`/api/v1/namespaces?watch=1&resourceVersion=${rv}`);
+    await createNamespace('w-new');
+    const [ev] = (await w.next(1)) as [StreamEvent];
+    expect(ev).toMatchObject({ type: 'ADDED', object: { kind: 'Namespace', metadata: { name: 'w-new' }, status: { phase: 'Active' } } });
+  });
+
+  test('Table Accept: every event is a Table; columnDefinitions only on the first', async () => {
+    await createSecret('tbl', 't0');
+    const w = await watch('/api/v1/namespaces/tbl/secrets?watch=1', {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
+    });
+    const [first] = (await w.next(1)) as [StreamEvent];
+    expect(first.type).toBe('ADDED');
+    expect(first.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
+    expect(first.object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Type', 'Data', 'Age']);
+    expect(first.object.rows).toHaveLength(1);
+    expect(first.object.rows[0].cells.slice(0, 3)).toEqual(['t0', 'Opaque', 0]);
+    expect(first.object.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 't0' } });
+
+    await createSecret('tbl', 't1', { data: { k: b64('v') } });
+    const [second] = (await w.next(1)) as [StreamEvent];
+    expect(second.type).toBe('ADDED');
+    expect(second.object.kind).toBe('Table');
+    expect(second.object.columnDefinitions ?? null).toBeNull();
+    expect(second.object.rows[0].cells.slice(0, 3)).toEqual(['t1', 'Opaque', 1]);
+  });
+
+  test('events arrive in exact write order with strictly increasing resourceVersions', async () => {
+    const rv = (await srv.request('GET', '/api/v1/namespaces/order/secrets')).json().metadata.resourceVersion;
+    const w = await watch(`/api/v1/namespaces/order/secrets?watch=1&resourceVersion=${rv}`);
+    const expected: Array<[string, string, string]> = [];
+    for (let i = 0; i < 8; i++) {
+      const name = `o${i % 3}`;
+      if (i < 3) expected.push(['ADDED', name, (await createSecret('order', name)).metadata.resourceVersion]);
+      else expected.push(['MODIFIED', name, (await mergePatch(`/api/v1/namespaces/order/secrets/${name}`, { data: { i: b64(String(i)) } })).metadata.resourceVersion]);
+    }
+    await del('/api/v1/namespaces/order/secrets/o1');
+    const evs = await w.next(expected.length + 1);
+    expect(evs.slice(0, -1).map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion])).toEqual(expected);
+    expect(summary(evs[evs.length - 1] as StreamEvent)).toEqual(['DELETED', 'o1']);
+    const rvs = evs.map((e) => BigInt(e.object.metadata.resourceVersion));
+    for (let i = 1; i < rvs.length; i++) expect(rvs[i]).toBeGreaterThan(rvs[i - 1] as bigint);
+  });
+});
+
+describe('kubectl commands built on watch and paging', () => {
+  test('kubectl get secrets -w prints rows as objects are created and updated', async () => {
+    await createSecret('kc', 'first');
+    const child = spawn('kubectl', ['--kubeconfig', srv.kubeconfig, '--cache-dir', `${srv.dir}/kube-cache`, '-n', 'kc', 'get', 'secrets', '-w'], {
+      env: { ...process.env, HOME: srv.dir, KUBECONFIG: srv.kubeconfig },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<void>((r) => child.once('close', () => r()));
+    const waitFor = async (re: RegExp): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      while (!re.test(out)) {
+        if (Date.now() > deadline) throw new Error(`kubectl -w output did not match ${re}:\n${out}\nstderr:\n${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      await waitFor(/^NAME\s+TYPE\s+DATA\s+AGE\nfirst\s+Opaque\s+0\s+\d+s\n/);
+      await createSecret('kc', 'second', { data: { a: b64('1') } });
+      await waitFor(/\nsecond\s+Opaque\s+1\s+\d+s\n/);
+      await mergePatch('/api/v1/namespaces/kc/secrets/second', { data: { b: b64('2') } });
+      await waitFor(/\nsecond\s+Opaque\s+2\s+\d+s\n/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(err).toBe('');
+  });
+
+  test('kubectl delete waits for the deletion (via a watch) and reports it', async () => {
+    await createSecret('kc', 'doomed');
+    const r = await srv.kubectl(['-n', 'kc', 'delete', 'secret', 'doomed', '--wait=true']);
+    expect(r).toMatchObject({ code: 0, stdout: 'secret "doomed" deleted\n', stderr: '' });
+    expect((await srv.request('GET', '/api/v1/namespaces/kc/secrets/doomed')).status).toBe(404);
+  });
+
+  test('kubectl get --chunk-size=2 over 5 objects lists them all', async () => {
+    await createNamespace('chunks');
+    for (let i = 1; i <= 5; i++) await createSecret('chunks', `c${i}`);
+    const r = await srv.kubectl(['-n', 'chunks', 'get', 'secrets', '--chunk-size=2', '-o', 'name']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(['c1', 'c2', 'c3', 'c4', 'c5'].map((n) => `secret/${n}\n`).join(''));
+    const t = await srv.kubectl(['-n', 'chunks', 'get', 'secrets', '--chunk-size=2']);
+    expect(t.stdout.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0])).toEqual(['NAME', 'c1', 'c2', 'c3', 'c4', 'c5']);
+  });
+});
