@@ -2,7 +2,7 @@
 NPM ?= npm
 ARGS ?=
 
-.PHONY: all deps etcd build typecheck run test test-unit test-integration bench clean
+.PHONY: all deps etcd build typecheck lint run test test-unit test-integration bench clean
 
 all: build
 
@@ -21,12 +21,16 @@ build: node_modules/.package-lock.json
 typecheck: node_modules/.package-lock.json
 	$(NPM) run typecheck
 
+## lint: the folder boundaries of DESIGN.md (dependency-cruiser)
+lint: node_modules/.package-lock.json
+	$(NPM) run lint
+
 ## run: start the server on the embedded default (etcd under ./.data, HTTPS on 6443, kubeconfig at ./.data/admin.kubeconfig)
 run: deps build
 	node dist/src/main.js $(ARGS)
 
 ## test: type-check, then every unit and integration test (real etcd, real kubectl)
-test: deps typecheck build
+test: deps typecheck lint build
 	$(NPM) test
 
 test-unit: node_modules/.package-lock.json

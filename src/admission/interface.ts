@@ -1,6 +1,6 @@
 /** Admission: mutating and validating plugins run by the registry around every write. */
 import type { KubeObject } from '../api';
-import type { RequestContext } from '../registry/context';
+import type { RequestContext } from '../api/request-context';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

@@ -9,3 +9,6 @@ export * from './quantity';
 export * from './continue-token';
 export * from './duration';
 export * from './object-meta-validation';
+export * from './user-info';
+export * from './request-context';
+export * from './resource-version';

@@ -4,9 +4,8 @@
  * through /finalize, which lets the registry delete the namespace.
  */
 import { ApiError, KubeObject } from '../api';
-import type { Registry, RequestContext } from '../registry';
+import type { Registry, RequestContext, Watch } from '../registry';
 import { specFinalizers } from '../registry/namespace-store';
-import type { Watch } from '../storage';
 
 export interface NamespaceControllerOptions {
   registry: Registry;

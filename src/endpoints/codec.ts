@@ -22,12 +22,19 @@ export function decodeBody(body: Buffer, format: OutputFormat, expectedKind: str
     if (format === 'yaml') return yaml.load(text, { schema: yaml.JSON_SCHEMA });
     return JSON.parse(text);
   } catch (e) {
-    const snippet = text.slice(0, 30);
     const why = format === 'yaml' ? `error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}` : `json parse error: ${(e as Error).message}`;
     throw errors.badRequest(
-      `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; ${why} (${JSON.stringify(snippet).slice(1, -1)})`,
+      `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; ${why} (${summarizeData(body)})`,
     );
   }
+}
+
+/** kube's summarizeData: a body starting with `{` is quoted as text, any other as hex; past 30 bytes cut with ` ...`. */
+export function summarizeData(body: Buffer, maxLength = 30): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, maxLength);
+  const text = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > maxLength ? `${text} ...` : text;
 }
 
 /** Puts kind, apiVersion and metadata first, as Go's struct order does. */

@@ -72,7 +72,7 @@ export class OpenApiDocuments {
       res.status(304).end();
       return;
     }
-    res.status(200).type('application/json').send(doc.body);
+    res.status(200).setHeader('Content-Type', 'application/json').send(doc.body);
   }
 }
 

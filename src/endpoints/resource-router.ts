@@ -27,13 +27,11 @@ const handlers: Record<string, VerbHandler> = {
 
 /** go-restful's 404 for a path nothing serves; it carries an empty details object. */
 export function routeNotFound(): ApiError {
-  const s = failureStatus(404, 'NotFound', 'the server could not find the requested resource');
-  return new ApiError({ ...s, details: {}, code: 404 });
+  return new ApiError(failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}));
 }
 
 function methodNotAllowed(): ApiError {
-  const s = failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-  return new ApiError({ ...s, details: {}, code: 405 });
+  return new ApiError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
 }
 
 export interface ResourceRouterDeps {

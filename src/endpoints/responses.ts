@@ -34,7 +34,8 @@ function includeObjectParam(s: HandlerScope): IncludeObject {
 function send(s: HandlerScope, code: number, target: ResponseTarget, body: unknown): void {
   writeWarnings(s.res, s.ctx.warnings);
   const pretty = s.query.pretty === 'true' || s.query.pretty === '1';
-  s.res.status(code).type(target.contentType).send(encodeBody(body, target.format, pretty, s.protobuf));
+  // kube writes the bare media type (no charset parameter).
+  s.res.status(code).setHeader('Content-Type', target.contentType).send(encodeBody(body, target.format, pretty, s.protobuf));
 }
 
 /** Converts one object (or list) to what the client negotiated: Table, partial metadata or itself. */
@@ -92,5 +93,5 @@ export function writeError(res: Response, err: ApiError, warnings: string[] = []
   }
   writeWarnings(res, warnings);
   for (const [k, v] of Object.entries(err.headers())) res.setHeader(k, v);
-  res.status(err.code).type('application/json').send(encodeBody(err.status, 'json', false));
+  res.status(err.code).setHeader('Content-Type', 'application/json').send(encodeBody(err.status, 'json', false));
 }

@@ -14,7 +14,9 @@ import {
   StatusDetails,
   apiVersionOf,
   errors,
+  parseResourceVersion,
   successStatus,
+  timestamp,
 } from '../api';
 import { generateName } from '../api/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta-validation';
@@ -79,7 +81,7 @@ export class GenericStore {
   }
 
   async get(ctx: RequestContext, name: string, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
-    const minRevision = opts.resourceVersion && opts.resourceVersion !== '0' ? parseRV(opts.resourceVersion) : undefined;
+    const minRevision = opts.resourceVersion && opts.resourceVersion !== '0' ? parseResourceVersion(opts.resourceVersion) : undefined;
     try {
       return await this.deps.storage.get(this.keyFor(ctx.namespace, name), { minRevision });
     } catch (e) {
@@ -118,7 +120,7 @@ export class GenericStore {
       for (const item of initial.items) sink.event({ type: 'ADDED', object: item });
       since = BigInt(initial.metadata.resourceVersion ?? '0');
     } else {
-      since = parseRV(rv);
+      since = parseResourceVersion(rv);
     }
     return this.deps.storage.watch(prefix, { sinceRevision: since, predicate: plan.options.predicate }, sink);
   }
@@ -456,12 +458,3 @@ function conflictWithMessage(gr: GroupResource, name: string, message: string): 
   return new ApiError({ ...base.status, message });
 }
 
-/** RFC 3339 with seconds precision, as metav1.Time serialises. */
-export function timestamp(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-export function parseRV(rv: string): bigint {
-  if (!/^[0-9]+$/.test(rv)) throw errors.badRequest(`invalid resource version "${rv}"`);
-  return BigInt(rv);
-}

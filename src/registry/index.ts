@@ -6,3 +6,5 @@ export * from './registry';
 export * from './namespace-store';
 export * from './table';
 export { builtinResources } from './resources';
+export * from './patcher';
+export type { Watch, WatchEvent, WatchSink, WatchEventType } from '../storage';

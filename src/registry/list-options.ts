@@ -2,12 +2,11 @@
  * Turns list/watch query parameters into a storage plan: selectors → predicate, resourceVersion ×
  * resourceVersionMatch × limit × continue → which revision to read (seed 000's tables).
  */
-import { ApiError, FieldError, KubeObject, errors, fieldErrors } from '../api';
+import { ApiError, FieldError, KubeObject, errors, fieldErrors, parseResourceVersion } from '../api';
 import { continueExpiredError, decodeContinueToken, encodeContinueToken } from '../api/continue-token';
 import { parseFieldSelector } from '../api/field-selector';
 import { parseLabelSelector } from '../api/labels';
 import type { ListOptions } from '../storage';
-import { parseRV } from './generic-store';
 import type { ResourceDefinition } from './resource';
 
 export interface ListQuery {
@@ -48,7 +47,7 @@ export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuer
     if (token.rv > 0n) options.exactRevision = token.rv;
     startKeyForExpiry = token.startKey;
   } else if (rv !== '' && rv !== '0') {
-    const n = parseRV(rv);
+    const n = parseResourceVersion(rv);
     if (match === 'Exact' || (match === '' && limit > 0)) options.exactRevision = n;
     else options.minRevision = n;
   }

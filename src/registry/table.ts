@@ -1,7 +1,7 @@
 /** Server-side printing: objects → meta.k8s.io Table (kube's TableConvertor and default table). */
 import { KubeObject, ListMeta } from '../api';
 import type { ResourceDefinition, TableColumn } from './resource';
-import { timestamp } from './generic-store';
+import { timestamp } from '../api';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -40,7 +40,15 @@ function sendJson(req: Request, res: Response, body: unknown, contentType = 'app
       return;
     }
   }
-  res.status(200).type(contentType).send(buf);
+  // kube writes the bare media type (no charset parameter).
+  res.status(200).setHeader('Content-Type', contentType);
+  res.send(buf);
+}
+
+/** Go's http.NotFound: kube's answer for paths no handler serves, an unknown API group included. */
+function notFoundText(res: Response): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.status(404).type('text/plain; charset=utf-8').send('404 page not found\n');
 }
 
 function discovery(deps: RouteDeps, legacy: boolean) {
@@ -58,6 +66,7 @@ function discovery(deps: RouteDeps, legacy: boolean) {
 
 export function buildRouter(deps: RouteDeps): Router {
   const r = Router();
+  const servesGroup = (group: string) => deps.registry.groupVersions().some((g) => g.group === group);
   const openapi = new OpenApiDocuments(deps.registry, deps.schemas, versionInfo.gitVersion);
 
   r.get('/version', (req, res) => sendJson(req, res, versionInfo));
@@ -77,12 +86,15 @@ export function buildRouter(deps: RouteDeps): Router {
   });
   r.get('/apis/:group', (req, res) => {
     const doc = apiGroupDoc(deps.registry, req.params.group as string);
-    if (!doc) throw routeNotFound();
+    if (!doc) return notFoundText(res);
     sendJson(req, res, doc);
   });
   r.get('/apis/:group/:version', (req, res) => {
     const gv = deps.registry.groupVersions().find((g) => g.group === req.params.group && g.version === req.params.version);
-    if (!gv) throw routeNotFound();
+    if (!gv) {
+      if (!servesGroup(req.params.group as string)) return notFoundText(res);
+      throw routeNotFound();
+    }
     sendJson(req, res, apiResourceList(gv));
   });
 
@@ -92,10 +104,11 @@ export function buildRouter(deps: RouteDeps): Router {
 
   r.use(async (req, res) => {
     const info = res.locals.requestInfo as RequestInfo;
+    // Only served groups have go-restful web services (JSON 404s); the rest falls through to http.NotFound.
+    if (info.apiPrefix === 'apis' && info.apiGroup && !servesGroup(info.apiGroup)) return notFoundText(res);
     if (!info.isResourceRequest) {
       if (info.apiPrefix) throw routeNotFound();
-      res.status(404).type('text/plain; charset=utf-8').send('404 page not found\n');
-      return;
+      return notFoundText(res);
     }
     const warnings = res.locals.warnings as string[];
     if (deps.shutdownSignal.aborted) throw errors.serviceUnavailable('apiserver is shutting down');

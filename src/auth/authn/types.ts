@@ -3,13 +3,9 @@
  * k8s.io/apiserver/pkg/authentication/{user,authenticator}.
  */
 
-/** The authenticated identity (kube's user.Info). */
-export interface UserInfo {
-  name: string;
-  uid: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+import type { UserInfo } from '../../api/user-info';
+
+export type { UserInfo };
 
 /** The part of a request authenticators look at (Node's lower-cased header map). */
 export interface AuthRequest {

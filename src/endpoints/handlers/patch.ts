@@ -1,6 +1,6 @@
 /** PATCH by Content-Type: JSON patch, merge patch, strategic merge patch. */
 import { KubeObject, errors, fieldErrors } from '../../api';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, patchTypeFromContentType } from '../../patch';
+import { applyPatch, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
@@ -30,17 +30,12 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   } catch (e) {
     throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
   }
-  const schema = s.schemas.get(s.store.def.schemaName);
-  const resolve = (ref: string) => s.schemas.resolve(ref);
   const r = await s.store.update(
     s.ctx,
     s.info.name,
     (current) => {
       if (!current) throw errors.notFound(s.store.gr, s.info.name);
-      let patched: unknown;
-      if (type === 'application/json-patch+json') patched = applyJsonPatch(current, patch, { fieldValidation: validation });
-      else if (type === 'application/merge-patch+json') patched = applyMergePatch(current, patch, { fieldValidation: validation });
-      else patched = applyStrategicMergePatch(current, patch, schema, resolve);
+      const patched = applyPatch(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
       const obj: KubeObject = admitObject(s, patched, validation);
       if ((obj.metadata.name ?? '') !== s.info.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${s.info.name})`);

@@ -4,7 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { KubeObject, errors } from '../../api';
-import type { WatchEvent } from '../../storage';
+import type { WatchEvent } from '../../registry';
 import { convertForTarget, protobufServes, writeWarnings } from '../responses';
 import { negotiateObject } from '../negotiation';
 import type { HandlerScope } from '../scope';

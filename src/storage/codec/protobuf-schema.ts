@@ -2,6 +2,7 @@
  * Compiles protobufjs reflection (parsed from proto/) into plain, precomputed plans that the
  * JSON ↔ protobuf mapper walks. Built once at startup; nothing is reflected per call.
  */
+import * as path from 'node:path';
 import * as protobuf from 'protobufjs';
 import {
   GO_POINTER_FIELDS,
@@ -119,7 +120,6 @@ export class ProtobufSchema {
  */
 export async function loadProtoRoot(protoDir: string, files: string[]): Promise<protobuf.Root> {
   const root = new protobuf.Root();
-  const path = await import('node:path');
   root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(protoDir, target));
   await root.load(files, { keepCase: true });
   root.resolveAll();

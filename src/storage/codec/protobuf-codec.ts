@@ -1,0 +1,316 @@
+/**
+ * kube's protobuf wire form (`application/vnd.kubernetes.protobuf`) for the kinds we serve:
+ * objects are the magic `k8s\0` + runtime.Unknown{typeMeta, raw}; watch streams are
+ * length-prefixed metav1.WatchEvent frames. The server keeps objects in kube's JSON shape; this
+ * codec translates both ways (apimachinery pkg/runtime/serializer/protobuf/protobuf.go).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as protobuf from 'protobufjs';
+import { ApiError, errors } from '../../api';
+import { MessagePlan, ProtobufSchema, loadProtoRoot } from './protobuf-schema';
+import { ProtoWireError, readMessage, writeMessage } from './protobuf-json';
+import { PROTOBUF_KINDS } from './protobuf-kinds';
+
+/** The media type of protobuf requests and responses. */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+/** The media type of a protobuf watch response. */
+export const PROTOBUF_WATCH_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
+/** The 4-byte prefix of every protobuf-encoded object: `k8s\0`. */
+export const PROTOBUF_MAGIC: Buffer = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+/** kube-apiserver's scheme name, as it appears in "no kind is registered" errors. */
+const SCHEME_NAME = 'pkg/api/legacyscheme/scheme.go:30';
+
+type Json = Record<string, unknown>;
+
+/** A group version kind; `apiVersion` is the JSON form (`v1`, `apps/v1`). */
+export interface TypeMeta {
+  apiVersion: string;
+  kind: string;
+}
+
+/** Options for {@link ProtobufCodec.decode}. */
+export interface ProtobufDecodeOptions {
+  /**
+   * The kind the endpoint expects (kube's defaultGVK and `into`). When given, a missing kind or
+   * version in the envelope is defaulted from it (copyKindDefaults), and error messages are worded
+   * as kube's transformDecodeError words them for this kind.
+   */
+  into?: TypeMeta;
+}
+
+/** A decoded watch frame. */
+export interface ProtobufWatchEvent {
+  type: string;
+  object: Json;
+}
+
+const tag = (id: number, wireType: number): number => ((id << 3) | wireType) >>> 0;
+
+/** Translates between kube's JSON object shape and kube's protobuf encoding. Immutable once loaded. */
+export class ProtobufCodec {
+  private constructor(
+    private readonly byVersionKind: ReadonlyMap<string, MessagePlan>,
+    private readonly anyVersionKind: ReadonlyMap<string, MessagePlan>,
+  ) {}
+
+  /**
+   * Parses the .proto files under `protoDir` (default: `proto/` at the package root, found from
+   * this file's location so it works from src/ and dist/) and compiles every kind of the table.
+   * Throws Error when a file fails to parse or the table names a message that is not declared.
+   */
+  static async load(protoDir?: string): Promise<ProtobufCodec> {
+    const dir = protoDir ?? path.join(await findPackageRoot(__dirname), 'proto');
+    const entries = await fs.readdir(dir, { recursive: true });
+    const files = entries.filter((f) => f.endsWith('.proto')).sort().map((f) => path.join(dir, f));
+    if (files.length === 0) throw new Error(`no .proto files under ${dir}`);
+    const schema = new ProtobufSchema(await loadProtoRoot(dir, files));
+    const byVersionKind = new Map<string, MessagePlan>();
+    const anyVersionKind = new Map<string, MessagePlan>();
+    for (const row of PROTOBUF_KINDS) {
+      const plan = schema.plan(row.message);
+      if (row.apiVersion === '*') anyVersionKind.set(row.kind, plan);
+      else byVersionKind.set(`${row.apiVersion}/${row.kind}`, plan);
+    }
+    return new ProtobufCodec(byVersionKind, anyVersionKind);
+  }
+
+  /** True when objects of this apiVersion and kind have a protobuf form here. */
+  supports(apiVersion: string, kind: string): boolean {
+    return this.planFor(apiVersion, kind) !== undefined;
+  }
+
+  /**
+   * Decodes a protobuf request body (magic + runtime.Unknown) into kube's JSON shape, with
+   * `kind` and `apiVersion` from the envelope. Throws ApiError BadRequest for anything malformed,
+   * for a missing kind/version, or for a kind this codec does not know.
+   */
+  decode(body: Buffer, options: ProtobufDecodeOptions = {}): Json {
+    const fail = (message: string, gvk?: TypeMeta): ApiError => decodeError(message, body, gvk, options.into);
+    if (body.length === 0) throw fail('empty data');
+    if (body.length < PROTOBUF_MAGIC.length || !body.subarray(0, PROTOBUF_MAGIC.length).equals(PROTOBUF_MAGIC)) {
+      throw fail(`provided data does not appear to be a protobuf message, expected prefix [${[...PROTOBUF_MAGIC].join(' ')}]`);
+    }
+    if (body.length === PROTOBUF_MAGIC.length) throw fail('empty body');
+
+    let unknown: DecodedUnknown;
+    try {
+      unknown = readUnknown(body.subarray(PROTOBUF_MAGIC.length));
+    } catch (e) {
+      throw fail(wireErrorMessage(e));
+    }
+    const actual = applyKindDefaults(unknown.typeMeta, options.into);
+    const goTypeMeta = `runtime.TypeMeta{APIVersion:${JSON.stringify(unknown.typeMeta.apiVersion)}, Kind:${JSON.stringify(unknown.typeMeta.kind)}}`;
+    if (!actual.kind) throw fail(`Object 'Kind' is missing in '${goTypeMeta}'`, actual);
+    if (!versionOf(actual.apiVersion)) throw fail(`Object 'apiVersion' is missing in '${goTypeMeta}'`, actual);
+    const plan = this.planFor(actual.apiVersion, actual.kind);
+    if (!plan) {
+      throw fail(`no kind ${JSON.stringify(actual.kind)} is registered for version ${JSON.stringify(actual.apiVersion)} in scheme ${JSON.stringify(SCHEME_NAME)}`, actual);
+    }
+    let fields: Json;
+    try {
+      fields = readMessage(unknown.raw, plan);
+    } catch (e) {
+      throw fail(wireErrorMessage(e), actual);
+    }
+    return { kind: actual.kind, apiVersion: actual.apiVersion, ...fields };
+  }
+
+  /**
+   * Encodes an object in kube's JSON shape as magic + runtime.Unknown{typeMeta, raw}. The object
+   * must carry `apiVersion` and `kind`; list `items` are encoded as the item message (their own
+   * kind/apiVersion are not part of the wire form). Throws ApiError NotAcceptable (kube's
+   * errNotMarshalable) for a kind without a protobuf form, and Error for a malformed object.
+   */
+  encode(obj: Json): Buffer {
+    const { apiVersion, kind } = obj;
+    if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !apiVersion || !kind) {
+      throw new Error('protobuf encode: object has no apiVersion/kind');
+    }
+    const plan = this.planFor(apiVersion, kind);
+    if (!plan) {
+      throw errors.notAcceptableMessage(
+        `object *${versionOf(apiVersion)}.${kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`,
+      );
+    }
+    const w = protobuf.Writer.create();
+    w.fixed32(0x0073386b); // little-endian: the magic bytes 6b 38 73 00
+    w.uint32(tag(1, 2)).fork(); // Unknown.typeMeta (runtime.TypeMeta: apiVersion = 1, kind = 2)
+    w.uint32(tag(1, 2)).string(apiVersion);
+    w.uint32(tag(2, 2)).string(kind);
+    w.ldelim();
+    w.uint32(tag(2, 2)).fork(); // Unknown.raw
+    writeMessage(w, plan, obj, kind);
+    w.ldelim();
+    // kube always writes contentEncoding = 3 and contentType = 4, empty.
+    w.uint32(tag(3, 2)).string('');
+    w.uint32(tag(4, 2)).string('');
+    return Buffer.from(w.finish());
+  }
+
+  /**
+   * One frame of a `;stream=watch` response: 4-byte big-endian length, then a bare
+   * metav1.WatchEvent{type = 1, object = 2: RawExtension{raw = 1}} whose raw is `objectBytes`
+   * (a full {@link encode} output, magic included).
+   */
+  encodeWatchEvent(type: string, objectBytes: Buffer): Buffer {
+    const w = protobuf.Writer.create();
+    w.uint32(tag(1, 2)).string(type);
+    w.uint32(tag(2, 2)).fork();
+    w.uint32(tag(1, 2)).bytes(objectBytes);
+    w.ldelim();
+    const event = w.finish();
+    const frame = Buffer.allocUnsafe(4 + event.length);
+    frame.writeUInt32BE(event.length, 0);
+    frame.set(event, 4);
+    return frame;
+  }
+
+  /**
+   * Decodes one complete watch frame (length prefix included) back into its type and object.
+   * Throws ApiError BadRequest when the frame or the object inside is malformed.
+   */
+  decodeWatchEvent(frame: Buffer): ProtobufWatchEvent {
+    if (frame.length < 4 || frame.readUInt32BE(0) !== frame.length - 4) {
+      throw errors.badRequest('watch frame length does not match its prefix');
+    }
+    let type = '';
+    let raw: Buffer = Buffer.alloc(0);
+    try {
+      const r = protobuf.Reader.create(frame.subarray(4));
+      while (r.pos < r.len) {
+        const t = r.uint32();
+        if (t === tag(1, 2)) type = r.string();
+        else if (t === tag(2, 2)) raw = readRawExtension(Buffer.from(r.bytes()));
+        else r.skipType(t & 7);
+      }
+    } catch (e) {
+      throw errors.badRequest(wireErrorMessage(e));
+    }
+    return { type, object: this.decode(raw) };
+  }
+
+  private planFor(apiVersion: string, kind: string): MessagePlan | undefined {
+    return this.byVersionKind.get(`${apiVersion}/${kind}`) ?? this.anyVersionKind.get(kind);
+  }
+}
+
+interface DecodedUnknown {
+  typeMeta: TypeMeta;
+  raw: Uint8Array;
+}
+
+/** Reads runtime.Unknown {typeMeta = 1, raw = 2, contentEncoding = 3, contentType = 4}. */
+function readUnknown(bytes: Uint8Array): DecodedUnknown {
+  const r = protobuf.Reader.create(bytes);
+  const out: DecodedUnknown = { typeMeta: { apiVersion: '', kind: '' }, raw: new Uint8Array(0) };
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    const id = t >>> 3;
+    const wireType = t & 7;
+    if (wireType === 4) throw new ProtoWireError('proto: Unknown: wiretype end group for non-group');
+    if (id <= 0) throw new ProtoWireError(`proto: Unknown: illegal tag ${id} (wire type ${wireType})`);
+    if (id >= 1 && id <= 4 && wireType !== 2) {
+      const goName = ['TypeMeta', 'Raw', 'ContentEncoding', 'ContentType'][id - 1] as string;
+      throw new ProtoWireError(`proto: wrong wireType = ${wireType} for field ${goName}`);
+    }
+    if (id === 1) out.typeMeta = readRuntimeTypeMeta(r.bytes());
+    else if (id === 2) out.raw = r.bytes();
+    else if (id === 3 || id === 4) r.skip(r.uint32());
+    else if (wireType > 5) throw new ProtoWireError(`proto: illegal wireType ${wireType}`);
+    else r.skipType(wireType);
+  }
+  return out;
+}
+
+/** Reads runtime.TypeMeta {apiVersion = 1, kind = 2} (not metav1.TypeMeta's numbering). */
+function readRuntimeTypeMeta(bytes: Uint8Array): TypeMeta {
+  const r = protobuf.Reader.create(bytes);
+  const out: TypeMeta = { apiVersion: '', kind: '' };
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    if (t === tag(1, 2)) out.apiVersion = r.string();
+    else if (t === tag(2, 2)) out.kind = r.string();
+    else if ((t & 7) > 5 || (t & 7) === 4 || t >>> 3 === 0) throw new ProtoWireError(`proto: TypeMeta: illegal tag ${t >>> 3} (wire type ${t & 7})`);
+    else r.skipType(t & 7);
+  }
+  return out;
+}
+
+function readRawExtension(bytes: Buffer): Buffer {
+  const r = protobuf.Reader.create(bytes);
+  let raw: Buffer = Buffer.alloc(0);
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    if (t === tag(1, 2)) raw = Buffer.from(r.bytes());
+    else r.skipType(t & 7);
+  }
+  return raw;
+}
+
+/** The version part of an apiVersion (`v1` of `apps/v1`); '' when there is none. */
+function versionOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+}
+
+/** kube's copyKindDefaults: a missing kind, or a missing version (with its group), comes from `into`. */
+function applyKindDefaults(actual: TypeMeta, into: TypeMeta | undefined): TypeMeta {
+  if (!into) return actual;
+  return {
+    kind: actual.kind || into.kind,
+    apiVersion: !versionOf(actual.apiVersion) && versionOf(into.apiVersion) ? into.apiVersion : actual.apiVersion,
+  };
+}
+
+/** The message of a wire-level failure, as Go's unmarshallers word it. */
+function wireErrorMessage(e: unknown): string {
+  if (e instanceof ProtoWireError) return e.message;
+  if (e instanceof RangeError) return 'unexpected EOF'; // protobufjs reader overrun
+  if (e instanceof Error && /invalid varint/.test(e.message)) return 'proto: integer overflow';
+  if (e instanceof Error && /invalid wire type (\d+)/.test(e.message)) {
+    return `proto: illegal wireType ${/invalid wire type (\d+)/.exec(e.message)?.[1] ?? ''}`;
+  }
+  if (e instanceof ApiError) return e.message;
+  throw e;
+}
+
+/**
+ * A BadRequest for a body that does not decode. With `into`, worded as the apiserver's
+ * transformDecodeError (handlers/rest.go): "<Kind> in version "<v>" cannot be handled as a <Into>: <err>"
+ * when the body's kind is known, else "the object provided is unrecognized (must be of type <Into>):
+ * <err> (<summary>)".
+ */
+function decodeError(message: string, body: Buffer, gvk: TypeMeta | undefined, into: TypeMeta | undefined): ApiError {
+  if (!into) return errors.badRequest(message);
+  if (gvk && gvk.kind) {
+    return errors.badRequest(
+      `${gvk.kind} in version ${JSON.stringify(versionOf(gvk.apiVersion))} cannot be handled as a ${into.kind}: ${message}`,
+    );
+  }
+  return errors.badRequest(`the object provided is unrecognized (must be of type ${into.kind}): ${message} (${summarizeData(body, 30)})`);
+}
+
+/** The apiserver's summarizeData: the body's start as text (JSON) or hex. */
+function summarizeData(data: Buffer, maxLength: number): string {
+  if (data.length === 0) return '<empty>';
+  if (data[0] === 0x7b) {
+    return data.length > maxLength ? `${data.subarray(0, maxLength).toString('utf8')} ...` : data.toString('utf8');
+  }
+  return data.length > maxLength ? `${data.subarray(0, maxLength).toString('hex')} ...` : data.toString('hex');
+}
+
+/** The nearest ancestor of `start` holding both package.json and proto/. */
+async function findPackageRoot(start: string): Promise<string> {
+  let dir = start;
+  for (;;) {
+    const found = await Promise.all(
+      ['package.json', 'proto'].map((f) => fs.access(path.join(dir, f)).then(() => true, () => false)),
+    );
+    if (found.every(Boolean)) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no package root with proto/ above ${start}`);
+    dir = parent;
+  }
+}

@@ -1,0 +1,27 @@
+import { startTestEtcd } from '../support/etcd';
+import { startTestServer } from '../support/api-server';
+test('probe', async () => {
+  const etcd = await startTestEtcd();
+  const srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
+  const show = async (m: string, p: string, o: any = {}) => { const r = await srv.request(m, p, o); console.log(m, p, r.status, JSON.stringify(r.headers['content-type']), r.headers.warning ?? '', '\n' + r.text.slice(0, 1500)); return r; };
+  await show('POST', '/api/v1/namespaces/default/secrets', { body: '{"kind": broken json that is long enough}' });
+  await show('POST', '/api/v1/namespaces/default/secrets', { body: '[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]' });
+  await show('POST', '/api/v1/namespaces/default/secrets', { body: 'kind: Secret\napiVersion: v1\nmetadata:\n  name: y1\nstringData:\n  a: b\n', headers: { 'content-type': 'application/yaml', accept: 'application/yaml' } });
+  await show('GET', '/api/v1/namespaces/default/secrets/y1?pretty=true');
+  await show('GET', '/api/v1/namespaces/default/secrets?limit=1', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+  await show('GET', '/apis/foo.example.com/v1/bars');
+  await show('GET', '/apis/foo.example.com/v1');
+  await show('GET', '/api/v2/foo');
+  await show('GET', '/foo');
+  await show('GET', '/healthz?verbose');
+  await show('GET', '/readyz?verbose&exclude=etcd&exclude=nope', { token: null });
+  await show('GET', '/readyz/etcd', { token: null });
+  await show('GET', '/version', { token: null });
+  await show('GET', '/api');
+  await show('GET', '/apis');
+  await show('GET', '/api/v1');
+  await show('GET', '/api', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json' } });
+  await show('GET', '/openapi/v3');
+  await show('DELETE', '/api/v1/namespaces/default');
+  await srv.stop(); await etcd.stop();
+});
