@@ -6,16 +6,23 @@ import type { OutputFormat } from './negotiation';
 /** The protobuf codec as the endpoints use it (storage/codec/protobuf-codec.ts implements it). */
 export interface ProtobufSerializer {
   supports(apiVersion: string, kind: string): boolean;
-  decode(body: Buffer): Record<string, unknown>;
+  /** `into` names the kind the endpoint expects (fills a missing kind, words errors as kube). */
+  decode(body: Buffer, opts?: { into?: { apiVersion: string; kind: string } }): Record<string, unknown>;
   encode(obj: Record<string, unknown>): Buffer;
   encodeWatchEvent(type: string, objectBytes: Buffer): Buffer;
 }
 
 /** Parses a request body; undecodable input is a 400 naming the expected kind as kube does. */
-export function decodeBody(body: Buffer, format: OutputFormat, expectedKind: string, protobuf?: ProtobufSerializer): unknown {
+export function decodeBody(
+  body: Buffer,
+  format: OutputFormat,
+  expectedKind: string,
+  protobuf?: ProtobufSerializer,
+  expectedApiVersion = 'v1',
+): unknown {
   if (format === 'protobuf') {
     if (!protobuf) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
-    return protobuf.decode(body);
+    return protobuf.decode(body, { into: { apiVersion: expectedApiVersion, kind: expectedKind } });
   }
   const text = body.toString('utf8');
   try {
@@ -49,6 +56,7 @@ export function orderTopLevel(obj: unknown): unknown {
 export function encodeBody(obj: unknown, format: OutputFormat, pretty: boolean, protobuf?: ProtobufSerializer): Buffer {
   if (format === 'protobuf' && protobuf) return protobuf.encode(obj as Record<string, unknown>);
   const ordered = orderTopLevel(obj);
-  if (format === 'yaml') return Buffer.from(yaml.dump(ordered, { noRefs: true, lineWidth: -1, sortKeys: false }));
+  // go-yaml (sigs.k8s.io/yaml) double-quotes the strings it must quote, e.g. timestamps and numbers.
+  if (format === 'yaml') return Buffer.from(yaml.dump(ordered, { noRefs: true, lineWidth: -1, sortKeys: false, quotingType: '"' }));
   return Buffer.from((pretty ? JSON.stringify(ordered, null, 2) : JSON.stringify(ordered)) + '\n');
 }

@@ -85,7 +85,18 @@ export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)
   send(s, 200, target, body);
 }
 
-/** Writes an ApiError's Status (JSON) with its code and Retry-After. */
+/** kube's ErrorNegotiated: a Status is encoded like any object (YAML when asked); JSON when nothing else fits. */
+function errorTarget(res: Response): { format: 'json' | 'yaml'; contentType: string } {
+  try {
+    const t = negotiateObject(res.req?.headers.accept, { allowTable: true, protobuf: false });
+    if (t.format === 'yaml') return { format: 'yaml', contentType: 'application/yaml' };
+  } catch {
+    // 406 for the Status itself: kube falls back to JSON.
+  }
+  return { format: 'json', contentType: 'application/json' };
+}
+
+/** Writes an ApiError's Status (negotiated JSON or YAML) with its code and Retry-After. */
 export function writeError(res: Response, err: ApiError, warnings: string[] = []): void {
   if (res.headersSent) {
     res.end();
@@ -93,5 +104,6 @@ export function writeError(res: Response, err: ApiError, warnings: string[] = []
   }
   writeWarnings(res, warnings);
   for (const [k, v] of Object.entries(err.headers())) res.setHeader(k, v);
-  res.status(err.code).setHeader('Content-Type', 'application/json').send(encodeBody(err.status, 'json', false));
+  const target = errorTarget(res);
+  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, false));
 }

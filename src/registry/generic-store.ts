@@ -132,7 +132,10 @@ export class GenericStore {
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
     const generated = !!obj.metadata.generateName && !obj.metadata.name;
     for (let attempt = 1; ; attempt++) {
-      if (generated && attempt > 1) obj.metadata.name = generateName(obj.metadata.generateName ?? '');
+      if (generated && attempt > 1) {
+        obj.metadata.name = generateName(obj.metadata.generateName ?? '');
+        this.def.strategy.canonicalize(obj);
+      }
       const name = obj.metadata.name ?? '';
       try {
         return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun });
@@ -386,22 +389,22 @@ export class GenericStore {
     ctx.warnings.push(...strategy.warningsOnUpdate(ctx, obj, old));
   }
 
-  /** kube's BeforeDelete precondition check, worded with the Kind (a kube quirk). */
+  /** kube's BeforeDelete precondition check: its conflict is built on GroupResource{group, Kind} (a kube quirk), in message and details. */
   private checkDeletePreconditions(name: string, p: Preconditions | undefined, existing: KubeObject): void {
     if (!p) return;
-    const what = `Operation cannot be fulfilled on ${this.def.kind} "${name}"`;
+    const gr = { group: this.def.group, resource: this.def.kind };
     if (p.uid !== undefined && p.uid !== existing.metadata.uid) {
-      throw conflictWithMessage(
-        this.gr,
+      throw errors.conflict(
+        gr,
         name,
-        `${what}: the UID in the precondition (${p.uid}) does not match the UID in record (${existing.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+        `the UID in the precondition (${p.uid}) does not match the UID in record (${existing.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
       );
     }
     if (p.resourceVersion !== undefined && p.resourceVersion !== existing.metadata.resourceVersion) {
-      throw conflictWithMessage(
-        this.gr,
+      throw errors.conflict(
+        gr,
         name,
-        `${what}: the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata.resourceVersion ?? ''}). The object might have been modified`,
+        `the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata.resourceVersion ?? ''}). The object might have been modified`,
       );
     }
   }
@@ -451,10 +454,5 @@ export class GenericStore {
         return errors.internal(e);
     }
   }
-}
-
-function conflictWithMessage(gr: GroupResource, name: string, message: string): ApiError {
-  const base = errors.conflict(gr, name, '');
-  return new ApiError({ ...base.status, message });
 }
 

@@ -15,6 +15,7 @@ import { NamespaceController } from '../controllers';
 import { Registry, RequestContext, builtinResources } from '../registry';
 import { SchemaRegistry } from '../registry/schema';
 import type { Storage } from '../storage';
+import { ProtobufCodec } from '../storage/codec/protobuf-codec';
 import { errorHandler } from './filters/error-handler';
 import { filterChain } from './filters/chain';
 import type { HealthCheck } from './health';
@@ -32,6 +33,7 @@ export interface ApiServerOptions {
   maxRequestsInFlight?: number;
   maxMutatingRequestsInFlight?: number;
   schemas?: SchemaRegistry;
+  protobuf?: ProtobufCodec;
 }
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -43,7 +45,11 @@ export class ApiServer {
   private readonly shutdown = new AbortController();
   private readonly namespaceController: NamespaceController;
 
-  private constructor(private readonly opts: ApiServerOptions, schemas: SchemaRegistry) {
+  private constructor(
+    private readonly opts: ApiServerOptions,
+    schemas: SchemaRegistry,
+    protobuf: ProtobufCodec,
+  ) {
     const admission = new AdmissionChain([namespaceLifecycle((name) => this.getNamespace(name))]);
     this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission });
     for (const def of builtinResources) this.registry.add(def);
@@ -81,13 +87,14 @@ export class ApiServer {
         schemas,
         health: { livez: live, readyz: ready },
         shutdownSignal: this.shutdown.signal,
+        protobuf,
       }),
     );
     this.app.use(errorHandler(opts.logger));
   }
 
   static async create(opts: ApiServerOptions): Promise<ApiServer> {
-    return new ApiServer(opts, opts.schemas ?? (await SchemaRegistry.load()));
+    return new ApiServer(opts, opts.schemas ?? (await SchemaRegistry.load()), opts.protobuf ?? (await ProtobufCodec.load()));
   }
 
   /** Listens on bindAddress:securePort (0 = any free port) and creates the system namespaces. */

@@ -2,14 +2,16 @@
 import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
 
-type K8s = typeof import('@kubernetes/client-node');
-type V1Secret = import('@kubernetes/client-node').V1Secret;
+import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
+
+type K8s = typeof K8sModule;
+type V1Secret = K8sModule.V1Secret;
 
 let etcd: TestEtcd;
 let srv: TestServer;
 let k8s: K8s;
-let core: import('@kubernetes/client-node').CoreV1Api;
-let kc: import('@kubernetes/client-node').KubeConfig;
+let core: K8sModule.CoreV1Api;
+let kc: K8sModule.KubeConfig;
 
 beforeAll(async () => {
   k8s = await import('@kubernetes/client-node');
@@ -223,7 +225,6 @@ describe('informer', () => {
       const key = (s: V1Secret) => `${s.metadata?.name}@${s.metadata?.resourceVersion}`;
       expect(informer.list('inf').map(key).sort()).toEqual(fresh.items.map(key).sort());
       expect(informer.get('a', 'inf')?.data).toEqual({ k: b64('2') });
-      expect(informer.latestResourceVersion()).toBe(b2.metadata?.resourceVersion);
       expect(errors).toEqual([]);
     } finally {
       await informer.stop();

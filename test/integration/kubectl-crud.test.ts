@@ -69,7 +69,10 @@ test('configmaps: create from literal, label and annotate, select by label and f
   expect((await srv.kubectl(['-n', 'demo', 'get', 'cm', '--field-selector', 'metadata.name=c2', '-o', 'name'])).stdout).toBe('configmap/c2\n');
   const bad = await srv.kubectl(['-n', 'demo', 'get', 'cm', '--field-selector', 'data.a=1']);
   expect(bad.code).toBe(1);
-  expect(bad.stderr).toContain('Error from server (BadRequest): "data.a" is not a known field selector: only "metadata.name", "metadata.namespace"');
+  // kubectl wraps the server's message with the selectors it sent.
+  expect(bad.stderr).toBe(
+    'Error from server (BadRequest): Unable to find "/v1, Resource=configmaps" that match label selector "", field selector "data.a=1": "data.a" is not a known field selector: only "metadata.name", "metadata.namespace"\n',
+  );
   expect((await srv.kubectl(['-n', 'demo', 'get', 'cm', 'c1', '-o', 'jsonpath={.metadata.annotations.owner}'])).stdout).toBe('me');
 });
 

@@ -65,6 +65,18 @@ describe('404 NotFound', () => {
     );
   });
 
+  test('an unknown API group is not served at all: Go http.NotFound text', async () => {
+    for (const p of ['/apis/foo.example.com/v1/bars', '/apis/foo.example.com/v1', '/apis/foo.example.com', '/nothing-here']) {
+      const r = await srv.request('GET', p);
+      expect({ p, status: r.status, type: r.headers['content-type'], text: r.text }).toEqual({
+        p,
+        status: 404,
+        type: 'text/plain; charset=utf-8',
+        text: '404 page not found\n',
+      });
+    }
+  });
+
   test('creating in a missing namespace', async () => {
     expectStatus(
       await srv.request('POST', '/api/v1/namespaces/nope/secrets', { body: secret('x') }),
@@ -131,6 +143,12 @@ describe('400 BadRequest', () => {
     expect(body.details).toBeUndefined();
     // kube: transformDecodeError + summarizeData (bodies starting with "{" are quoted as is).
     expect(body.message).toMatch(/^the object provided is unrecognized \(must be of type Secret\): couldn't get version\/kind; json parse error: .* \(\{not json\)$/);
+  });
+
+  test('the body summary is the first 30 bytes, then " ..." (kube summarizeData)', async () => {
+    const r = await srv.request('POST', secrets, { body: '{"kind": broken json that is long enough}' });
+    expect(r.status).toBe(400);
+    expect(r.json().message).toMatch(/: couldn't get version\/kind; json parse error: .* \(\{"kind": broken json that is l \.\.\.\)$/);
   });
 
   test('apiVersion of the body differs from the endpoint', async () => {

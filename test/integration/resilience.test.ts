@@ -130,7 +130,9 @@ test('etcd outage: 5xx Status bodies and failing /readyz; service resumes when e
     expect(failures[1]?.json()).toEqual(timeoutStatus('list', 'secrets'));
     expect(failures[2]?.json()).toMatchObject({ reason: 'ServerTimeout', code: 500 });
     expect(failures[3]?.json()).toEqual(timeoutStatus('delete', 'secrets'));
-    console.log(failures[0]?.headers);
+    // kube's error writer sets Retry-After from details.retryAfterSeconds.
+    expect(failures[0]?.headers['retry-after']).toBe('2');
+    expect(failures[0]?.headers['content-type']).toBe('application/json');
 
     const ready = await srv.request('GET', '/readyz', { token: null });
     expect(ready.status).toBe(500);

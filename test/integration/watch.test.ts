@@ -27,7 +27,7 @@ async function createNamespace(name: string): Promise<void> {
 }
 
 interface Obj {
-  metadata: { name: string; namespace?: string; resourceVersion: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; uid: string; resourceVersion: string; labels?: Record<string, string> };
   data?: Record<string, string>;
   type?: string;
 }
@@ -213,6 +213,31 @@ describe('watch over HTTP', () => {
     expect(summary(evs[evs.length - 1] as StreamEvent)).toEqual(['DELETED', 'o1']);
     const rvs = evs.map((e) => BigInt(e.object.metadata.resourceVersion));
     for (let i = 1; i < rvs.length; i++) expect(rvs[i]).toBeGreaterThan(rvs[i - 1] as bigint);
+  });
+
+  test('a watch from a compacted resourceVersion is HTTP 200 with one ERROR event (410 Expired), then the end', async () => {
+    await createNamespace('compact');
+    const old = (await srv.request('GET', '/api/v1/namespaces/compact/secrets')).json().metadata.resourceVersion;
+    await createSecret('compact', 'a');
+    const latest = await createSecret('compact', 'b');
+    await srv.storage.etcd.kv.compact({ revision: latest.metadata.resourceVersion, physical: true });
+    const w = await watch(`/api/v1/namespaces/compact/secrets?watch=1&resourceVersion=${old}`);
+    expect(await w.next(1)).toEqual([
+      {
+        type: 'ERROR',
+        object: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'The resourceVersion for the provided watch is too old.',
+          reason: 'Expired',
+          code: 410,
+        },
+      },
+    ]);
+    await w.ended;
+    expect(w.all).toHaveLength(1);
   });
 });
 

@@ -79,6 +79,8 @@ export async function startTestServer(opts: { etcdEndpoints: string[]; prefix?: 
       if (o.body !== undefined) {
         payload = Buffer.isBuffer(o.body) ? o.body : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
         headers['content-type'] ??= 'application/json';
+        // Node sends DELETE bodies unframed unless the length is given.
+        headers['content-length'] = String(payload.length);
       }
       const req = https.request(`${url}${p}`, { method, headers, ca: certs.caCert }, (res) => {
         const chunks: Buffer[] = [];

@@ -32,7 +32,8 @@ export function cause(reason: string, field: string, message: string): Record<st
  */
 export function expectStatus(r: HttpResult, expected: StatusBody): void {
   expect({ code: r.status, body: r.json() }).toEqual({ code: expected.code ?? 200, body: expected });
-  expect(String(r.headers['content-type'])).toMatch(/^application\/json/);
+  // kube sets the bare media type, without a charset parameter.
+  expect(r.headers['content-type']).toBe('application/json');
   expect(r.text).toBe(`${JSON.stringify(expected)}\n`);
 }
 

@@ -65,5 +65,5 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const format = requestBodyFormat(s.req.headers['content-type']);
   const body = await readBody(s.req);
   if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
-  return admitObject(s, decodeBody(body, format, s.store.def.kind, s.protobuf), parseFieldValidation(s));
+  return admitObject(s, decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion), parseFieldValidation(s));
 }

@@ -8,8 +8,10 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as protobuf from 'protobufjs';
 import { ApiError, errors } from '../../api';
+import { ProtoWriter } from './proto-writer';
 import { MessagePlan, ProtobufSchema, loadProtoRoot } from './protobuf-schema';
-import { ProtoWireError, readMessage, writeMessage } from './protobuf-json';
+import { ProtoWireError, readMessage } from './proto-json-reader';
+import { writeMessage } from './proto-json-writer';
 import { PROTOBUF_KINDS } from './protobuf-kinds';
 
 /** The media type of protobuf requests and responses. */
@@ -18,6 +20,8 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_WATCH_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
 /** The 4-byte prefix of every protobuf-encoded object: `k8s\0`. */
 export const PROTOBUF_MAGIC: Buffer = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+const FRAME_PLACEHOLDER = new Uint8Array(4);
 
 /** kube-apiserver's scheme name, as it appears in "no kind is registered" errors. */
 const SCHEME_NAME = 'pkg/api/legacyscheme/scheme.go:30';
@@ -101,12 +105,15 @@ export class ProtobufCodec {
       throw fail(wireErrorMessage(e));
     }
     const actual = applyKindDefaults(unknown.typeMeta, options.into);
-    const goTypeMeta = `runtime.TypeMeta{APIVersion:${JSON.stringify(unknown.typeMeta.apiVersion)}, Kind:${JSON.stringify(unknown.typeMeta.kind)}}`;
+    const { apiVersion: av, kind: k } = unknown.typeMeta;
+    const goTypeMeta = `runtime.TypeMeta{APIVersion:${JSON.stringify(av)}, Kind:${JSON.stringify(k)}}`;
     if (!actual.kind) throw fail(`Object 'Kind' is missing in '${goTypeMeta}'`, actual);
     if (!versionOf(actual.apiVersion)) throw fail(`Object 'apiVersion' is missing in '${goTypeMeta}'`, actual);
     const plan = this.planFor(actual.apiVersion, actual.kind);
     if (!plan) {
-      throw fail(`no kind ${JSON.stringify(actual.kind)} is registered for version ${JSON.stringify(actual.apiVersion)} in scheme ${JSON.stringify(SCHEME_NAME)}`, actual);
+      const q = JSON.stringify;
+      const msg = `no kind ${q(actual.kind)} is registered for version ${q(actual.apiVersion)} in scheme ${q(SCHEME_NAME)}`;
+      throw fail(msg, actual);
     }
     let fields: Json;
     try {
@@ -131,22 +138,23 @@ export class ProtobufCodec {
     const plan = this.planFor(apiVersion, kind);
     if (!plan) {
       throw errors.notAcceptableMessage(
-        `object *${versionOf(apiVersion)}.${kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`,
+        `object *${versionOf(apiVersion)}.${kind} does not implement the protobuf marshalling ` +
+          'interface and cannot be encoded to a protobuf message',
       );
     }
-    const w = protobuf.Writer.create();
-    w.fixed32(0x0073386b); // little-endian: the magic bytes 6b 38 73 00
-    w.uint32(tag(1, 2)).fork(); // Unknown.typeMeta (runtime.TypeMeta: apiVersion = 1, kind = 2)
-    w.uint32(tag(1, 2)).string(apiVersion);
-    w.uint32(tag(2, 2)).string(kind);
+    const w = new ProtoWriter();
+    w.raw(PROTOBUF_MAGIC);
+    w.tag(1, 2).fork(); // Unknown.typeMeta (runtime.TypeMeta: apiVersion = 1, kind = 2)
+    w.tag(1, 2).string(apiVersion);
+    w.tag(2, 2).string(kind);
     w.ldelim();
-    w.uint32(tag(2, 2)).fork(); // Unknown.raw
+    w.tag(2, 2).fork(); // Unknown.raw
     writeMessage(w, plan, obj, kind);
     w.ldelim();
     // kube always writes contentEncoding = 3 and contentType = 4, empty.
-    w.uint32(tag(3, 2)).string('');
-    w.uint32(tag(4, 2)).string('');
-    return Buffer.from(w.finish());
+    w.tag(3, 2).string('');
+    w.tag(4, 2).string('');
+    return w.finish();
   }
 
   /**
@@ -155,15 +163,14 @@ export class ProtobufCodec {
    * (a full {@link encode} output, magic included).
    */
   encodeWatchEvent(type: string, objectBytes: Buffer): Buffer {
-    const w = protobuf.Writer.create();
-    w.uint32(tag(1, 2)).string(type);
-    w.uint32(tag(2, 2)).fork();
-    w.uint32(tag(1, 2)).bytes(objectBytes);
+    const w = new ProtoWriter(objectBytes.length + type.length + 24);
+    w.raw(FRAME_PLACEHOLDER);
+    w.tag(1, 2).string(type);
+    w.tag(2, 2).fork();
+    w.tag(1, 2).bytes(objectBytes);
     w.ldelim();
-    const event = w.finish();
-    const frame = Buffer.allocUnsafe(4 + event.length);
-    frame.writeUInt32BE(event.length, 0);
-    frame.set(event, 4);
+    const frame = w.finish();
+    frame.writeUInt32BE(frame.length - 4, 0);
     return frame;
   }
 
@@ -181,7 +188,7 @@ export class ProtobufCodec {
       const r = protobuf.Reader.create(frame.subarray(4));
       while (r.pos < r.len) {
         const t = r.uint32();
-        if (t === tag(1, 2)) type = r.string();
+        if (t === tag(1, 2)) type = Buffer.from(r.bytes()).toString('utf8');
         else if (t === tag(2, 2)) raw = readRawExtension(Buffer.from(r.bytes()));
         else r.skipType(t & 7);
       }
@@ -230,9 +237,12 @@ function readRuntimeTypeMeta(bytes: Uint8Array): TypeMeta {
   const out: TypeMeta = { apiVersion: '', kind: '' };
   while (r.pos < r.len) {
     const t = r.uint32();
-    if (t === tag(1, 2)) out.apiVersion = r.string();
-    else if (t === tag(2, 2)) out.kind = r.string();
-    else if ((t & 7) > 5 || (t & 7) === 4 || t >>> 3 === 0) throw new ProtoWireError(`proto: TypeMeta: illegal tag ${t >>> 3} (wire type ${t & 7})`);
+    // r.bytes() throws on overrun (r.string() would silently truncate).
+    if (t === tag(1, 2)) out.apiVersion = Buffer.from(r.bytes()).toString('utf8');
+    else if (t === tag(2, 2)) out.kind = Buffer.from(r.bytes()).toString('utf8');
+    else if ((t & 7) > 5 || (t & 7) === 4 || t >>> 3 === 0) {
+      throw new ProtoWireError(`proto: TypeMeta: illegal tag ${t >>> 3} (wire type ${t & 7})`);
+    }
     else r.skipType(t & 7);
   }
   return out;

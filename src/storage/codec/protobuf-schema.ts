@@ -25,6 +25,8 @@ export interface FieldPlan {
   /** Proto field name; for every message we serve it equals the JSON name. */
   name: string;
   id: number;
+  /** Position in MessagePlan.fields. */
+  index: number;
   /** The field's name as Go's error messages spell it (best effort: capitalised). */
   goName: string;
   /** Cardinality: a singular value, a repeated list, or a map<string, value>. */
@@ -73,6 +75,7 @@ export class ProtobufSchema {
     const required = JSON_REQUIRED_FIELDS.get(fullName);
     for (const field of type.fieldsArray) {
       const fp = this.compileField(fullName, field, pointers?.has(field.name) ?? false, required?.has(field.name) ?? false);
+      fp.index = plan.fields.length;
       plan.fields.push(fp);
       plan.byId.set(fp.id, fp);
     }
@@ -88,14 +91,15 @@ export class ProtobufSchema {
     }
     const value = this.valueType(owner, field);
     const shape = isMap ? 'map' : field.repeated ? 'repeated' : 'singular';
-    const wireType = shape === 'singular' && value.kind === 'scalar' && value.scalar !== 'string' && value.scalar !== 'bytes' ? 0 : 2;
+    const varint = value.kind === 'scalar' && value.scalar !== 'string' && value.scalar !== 'bytes';
     return {
       name: field.name,
       id: field.id,
+      index: 0,
       goName: field.name.charAt(0).toUpperCase() + field.name.slice(1),
       shape,
       value,
-      wireType: shape === 'singular' ? wireType : 2,
+      wireType: shape === 'singular' && varint ? 0 : 2,
       pointer,
       jsonRequired,
     };

@@ -64,6 +64,8 @@ export class EtcdStore implements Storage {
         privateKey: opts.tls.key,
       },
       dialTimeout: timeout,
+      // grpc-js caps received messages at 4 MiB by default; a list of many objects is larger.
+      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': 4 * 1024 * 1024 },
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
       // No automatic retries: a retried write may fail its own compare, and a breaker would keep
       // failing requests for seconds after etcd is back. Watches reconnect quickly on their own.

@@ -3,7 +3,6 @@ import { FieldError, KubeObject, fieldErrors } from '../../../api';
 import { isQualifiedName } from '../../../api/labels';
 import { ResourceDefinition, Strategy, baseStrategy } from '../../resource';
 import { ageColumn, nameColumn } from './common';
-import { resetObjectMetaForStatus } from './status-reset';
 
 const standardFinalizers = ['kubernetes', 'orphan', 'foregroundDeletion'];
 
@@ -49,8 +48,8 @@ function nameLabel(o: KubeObject): void {
 const statusStrategy: Strategy = {
   ...baseStrategy,
   prepareForUpdate: (_ctx, obj, old) => {
+    // kube's status strategies for namespaces and resourcequotas reset only spec (metadata stays writable).
     obj.spec = structuredClone(old.spec);
-    resetObjectMetaForStatus(obj, old);
   },
   validateUpdate: (_ctx, obj) => validatePhase(obj),
 };
@@ -99,6 +98,8 @@ export const namespaces: ResourceDefinition = {
     },
     validate: (_ctx, obj) => validateFinalizers(obj, false),
     validateUpdate: (_ctx, obj) => validateFinalizers(obj, false),
+    // kube's namespace Canonicalize forces the name label after the name is known (generateName too).
+    canonicalize: nameLabel,
   },
   selectableFields: { 'status.phase': (o) => String((o.status as { phase?: string } | undefined)?.phase ?? '') },
   fieldSelectorError: (label) => `field label not supported: ${label}`,

@@ -3,7 +3,6 @@ import { FieldError, FieldPath, KubeObject, fieldErrors } from '../../../api';
 import { QuantityParseError, parseQuantity } from '../../../api/quantity';
 import { ResourceDefinition, Strategy, allVerbs, baseStrategy } from '../../resource';
 import { ageColumn, nameColumn } from './common';
-import { resetObjectMetaForStatus } from './status-reset';
 
 type QuantityMap = Record<string, string | number>;
 
@@ -54,8 +53,8 @@ function canonicalize(o: KubeObject): void {
 const statusStrategy: Strategy = {
   ...baseStrategy,
   prepareForUpdate: (_ctx, obj, old) => {
+    // kube's status strategies for namespaces and resourcequotas reset only spec (metadata stays writable).
     obj.spec = structuredClone(old.spec);
-    resetObjectMetaForStatus(obj, old);
   },
   validateUpdate: (_ctx, obj) => validateQuota(obj),
   canonicalize,
