@@ -13,7 +13,7 @@ import { EmbeddedEtcd } from './server/embedded-etcd';
 import { ensureServingCertificates } from './server/certs';
 import { ensureAdminToken, writeAdminKubeconfig } from './server/kubeconfig';
 import { ApiServer } from './server/app';
-import { EtcdStore } from './storage';
+import { Cacher, EtcdStore, Storage } from './storage';
 
 function makeLogger(verbosity: number): winston.Logger {
   return winston.createLogger({
@@ -51,8 +51,11 @@ async function run(config: ServerConfig, logger: winston.Logger): Promise<() => 
         key: config.etcdKeyFile ? await readFile(config.etcdKeyFile) : undefined,
       }
     : undefined;
-  const storage = new EtcdStore({ endpoints, tls });
-  await waitForEtcd(storage, endpoints, 5_000);
+  const etcdStore = new EtcdStore({ endpoints, tls });
+  await waitForEtcd(etcdStore, endpoints, 5_000);
+  const storage: Storage = config.watchCache
+    ? new Cacher({ etcd: etcdStore, prefix: config.etcdPrefix, onRestart: (e) => logger.warn('watch cache relisting', { reason: String(e) }) })
+    : etcdStore;
 
   const hosts = [os.hostname()];
   if (config.bindAddress !== '0.0.0.0' && config.bindAddress !== '::') hosts.push(config.bindAddress);

@@ -21,9 +21,9 @@ import {
 import { generateName } from '../api/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta-validation';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission';
-import { Preconditions, Storage, StorageError, Watch, WatchSink, isStorageError } from '../storage';
+import { Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
 import type { RequestContext } from './context';
-import { ListQuery, resolveList } from './list-options';
+import { ListQuery, readConsistency, resolveList } from './list-options';
 import type { ResourceDefinition, Strategy } from './resource';
 
 /** kube's rest.UpdatedObjectInfo: computes the new object from the current one (null = absent). */
@@ -81,9 +81,9 @@ export class GenericStore {
   }
 
   async get(ctx: RequestContext, name: string, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
-    const minRevision = opts.resourceVersion && opts.resourceVersion !== '0' ? parseResourceVersion(opts.resourceVersion) : undefined;
+    const consistency = readConsistency(opts.resourceVersion);
     try {
-      return await this.deps.storage.get(this.keyFor(ctx.namespace, name), { minRevision });
+      return await this.deps.storage.get(this.keyFor(ctx.namespace, name), { consistency });
     } catch (e) {
       throw this.translate(e, name, 'get');
     }
@@ -109,20 +109,39 @@ export class GenericStore {
     }
   }
 
-  /** Starts a watch; RV unset or "0" first replays the current state as ADDED events. */
-  async watch(ctx: RequestContext, query: ListQuery, sink: WatchSink): Promise<Watch> {
+  /**
+   * Starts a watch (seed 000's watch table): RV unset → current state (consistent) then changes;
+   * "0" → state at any revision then changes; N → changes after N. `sendInitialEvents=true` gives the
+   * state at the requested freshness, ended by a bookmark; `sendInitialEvents=false` with RV unset
+   * starts at the current revision without state.
+   */
+  async watch(ctx: RequestContext, query: ListQuery & { allowWatchBookmarks?: boolean }, sink: WatchSink): Promise<Watch> {
     const prefix = this.prefixFor(ctx.namespace);
     const plan = resolveList(this.def, prefix, query);
     const rv = query.resourceVersion ?? '';
-    let since: bigint;
-    if (rv === '' || rv === '0') {
-      const initial = await this.list(ctx, { ...query, limit: 0, continue: undefined, resourceVersion: undefined, resourceVersionMatch: undefined });
-      for (const item of initial.items) sink.event({ type: 'ADDED', object: item });
-      since = BigInt(initial.metadata.resourceVersion ?? '0');
-    } else {
-      since = parseResourceVersion(rv);
+    let start: WatchStart;
+    if (query.sendInitialEvents) start = { kind: 'state', consistency: readConsistency(rv) };
+    else if (rv === '' && query.sendInitialEvents === false) start = { kind: 'after', revision: await this.currentRevision() };
+    else if (rv === '' || rv === '0') start = { kind: 'state', consistency: readConsistency(rv) };
+    else start = { kind: 'after', revision: parseResourceVersion(rv) };
+    return this.deps.storage.watch(
+      prefix,
+      {
+        start,
+        predicate: plan.options.predicate,
+        bookmarks: !!query.allowWatchBookmarks,
+        initialEventsEndBookmark: !!query.sendInitialEvents && !!query.allowWatchBookmarks,
+      },
+      sink,
+    );
+  }
+
+  private async currentRevision(): Promise<bigint> {
+    try {
+      return await this.deps.storage.currentRevision();
+    } catch (e) {
+      throw this.translate(e, '', 'watch');
     }
-    return this.deps.storage.watch(prefix, { sinceRevision: since, predicate: plan.options.predicate }, sink);
   }
 
   async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {

@@ -6,7 +6,7 @@ import { ApiError, FieldError, KubeObject, errors, fieldErrors, parseResourceVer
 import { continueExpiredError, decodeContinueToken, encodeContinueToken } from '../api/continue-token';
 import { parseFieldSelector } from '../api/field-selector';
 import { parseLabelSelector } from '../api/labels';
-import type { ListOptions } from '../storage';
+import type { ListOptions, ReadConsistency } from '../storage';
 import type { ResourceDefinition } from './resource';
 
 export interface ListQuery {
@@ -46,10 +46,12 @@ export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuer
     // rv -1 is the "inconsistent continue" token of a 410: continue at the latest revision.
     if (token.rv > 0n) options.exactRevision = token.rv;
     startKeyForExpiry = token.startKey;
-  } else if (rv !== '' && rv !== '0') {
+  } else if (rv === '0') {
+    options.consistency = { kind: 'any' };
+  } else if (rv !== '') {
     const n = parseResourceVersion(rv);
     if (match === 'Exact' || (match === '' && limit > 0)) options.exactRevision = n;
-    else options.minRevision = n;
+    else options.consistency = { kind: 'notOlderThan', revision: n };
   }
   return {
     options,
@@ -111,4 +113,11 @@ function buildPredicate(def: ResourceDefinition, q: ListQuery): ((obj: KubeObjec
   return (obj) =>
     (!checkLabels || checkLabels.matches(obj.metadata.labels ?? {})) &&
     (!checkFields || checkFields.matches(selectableFieldsOf(def, obj)));
+}
+
+/** The freshness a get, or a watch's initial state, asks for with resourceVersion (unset / "0" / N). */
+export function readConsistency(rv: string | undefined): ReadConsistency {
+  if (!rv) return { kind: 'latest' };
+  if (rv === '0') return { kind: 'any' };
+  return { kind: 'notOlderThan', revision: parseResourceVersion(rv) };
 }

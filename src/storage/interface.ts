@@ -12,11 +12,18 @@ export interface Preconditions {
 
 export type Predicate = (obj: KubeObject) => boolean;
 
+/**
+ * How fresh a read must be (seed 000's resourceVersion tables): `latest` = Most Recent (quorum or a
+ * cache that confirmed it caught up), `any` = Any (RV=0), `notOlderThan` = at least that revision
+ * (waits briefly, then TooLargeResourceVersion).
+ */
+export type ReadConsistency = { kind: 'latest' } | { kind: 'any' } | { kind: 'notOlderThan'; revision: bigint };
+
 export interface ListOptions {
-  /** Read at this exact revision (Exact / continue); undefined = most recent (quorum). */
+  /** Read at this exact revision (Exact / continue); wins over `consistency`. */
   exactRevision?: bigint;
-  /** The result must be at least this new (NotOlderThan); waits briefly, then TooLargeResourceVersion. */
-  minRevision?: bigint;
+  /** Default `latest`. */
+  consistency?: ReadConsistency;
   /** Maximum number of items; 0 = all. */
   limit: number;
   /** Start key (full etcd key) from a continue token. */
@@ -41,17 +48,25 @@ export interface WatchEvent {
   object: KubeObject | Status;
 }
 
+/** Where a watch starts: exactly after a revision, or with the current state as synthetic ADDED events. */
+export type WatchStart = { kind: 'after'; revision: bigint } | { kind: 'state'; consistency: ReadConsistency };
+
 export interface WatchOptions {
-  /** Deliver events for revisions strictly after this one. */
-  sinceRevision: bigint;
+  start: WatchStart;
   predicate?: Predicate;
   /** Only this exact key (single-object watch) instead of the prefix. */
   exactKey?: boolean;
+  /** Periodic BOOKMARK events (allowWatchBookmarks); their object carries only metadata.resourceVersion. */
+  bookmarks?: boolean;
+  /** After the initial state, one BOOKMARK annotated `k8s.io/initial-events-end: "true"` (sendInitialEvents). */
+  initialEventsEndBookmark?: boolean;
 }
 
-/** A running watch: events arrive through the callback until stop() or an ERROR/close. */
+/** A running watch: events arrive through the sink until stop() or an ERROR/close. */
 export interface Watch {
   stop(): void;
+  /** Sends a BOOKMARK now if the watch allows them (kube sends one shortly before a watch times out). */
+  requestBookmark?(): void;
 }
 
 export interface WatchSink {
@@ -78,8 +93,8 @@ export interface DeleteOptions {
 export interface Storage {
   /** Creates `key` if absent (KeyExists otherwise). Returns the stored object with its resourceVersion. */
   create(key: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
-  /** Reads one object (KeyNotFound when absent). `minRevision` → TooLargeResourceVersion if ahead of etcd. */
-  get(key: string, opts?: { minRevision?: bigint }): Promise<KubeObject>;
+  /** Reads one object (KeyNotFound when absent), as fresh as `consistency` asks (default latest). */
+  get(key: string, opts?: { consistency?: ReadConsistency }): Promise<KubeObject>;
   /** kube's GuaranteedUpdate: read-modify-CAS, retried on conflict. Returns the stored object; `created` for create-on-update. */
   guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }>;
   /** Deletes `key` under preconditions (KeyNotFound when absent). Returns the last state, stamped with the delete revision. */

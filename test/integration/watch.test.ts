@@ -220,7 +220,7 @@ describe('watch over HTTP', () => {
     const old = (await srv.request('GET', '/api/v1/namespaces/compact/secrets')).json().metadata.resourceVersion;
     await createSecret('compact', 'a');
     const latest = await createSecret('compact', 'b');
-    await srv.storage.etcd.kv.compact({ revision: latest.metadata.resourceVersion, physical: true });
+    await srv.etcdStore.etcd.kv.compact({ revision: latest.metadata.resourceVersion, physical: true });
     const w = await watch(`/api/v1/namespaces/compact/secrets?watch=1&resourceVersion=${old}`);
     expect(await w.next(1)).toEqual([
       {
@@ -238,6 +238,11 @@ describe('watch over HTTP', () => {
     ]);
     await w.ended;
     expect(w.all).toHaveLength(1);
+    // The etcd watch stream shared by all watchers survives the canceled watch.
+    const after = await watch(`/api/v1/namespaces/compact/secrets?watch=1&resourceVersion=${latest.metadata.resourceVersion}`);
+    await new Promise((r) => setTimeout(r, 200));
+    await createSecret('compact', 'c');
+    expect((await after.next(1)).map(summary)).toEqual([['ADDED', 'c']]);
   });
 });
 

@@ -13,7 +13,7 @@ import { staticTokenAuthenticator } from '../../src/auth';
 import { ApiServer } from '../../src/server/app';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
-import { EtcdStore } from '../../src/storage';
+import { Cacher, EtcdStore, Storage } from '../../src/storage';
 
 export interface HttpResult {
   status: number;
@@ -37,7 +37,9 @@ export interface TestServer {
   dir: string;
   prefix: string;
   server: ApiServer;
-  storage: EtcdStore;
+  storage: Storage;
+  /** The etcd store below the cache (the same as storage with watchCache: false). */
+  etcdStore: EtcdStore;
   kubectl(args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<RunResult>;
   request(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null }): Promise<HttpResult>;
   stop(): Promise<void>;
@@ -45,12 +47,22 @@ export interface TestServer {
 
 const silent = winston.createLogger({ silent: true });
 
-export async function startTestServer(opts: { etcdEndpoints: string[]; prefix?: string }): Promise<TestServer> {
+export interface TestServerOptions {
+  etcdEndpoints: string[];
+  prefix?: string;
+  /** Serve reads and watches from the watch cache (the default, as --watch-cache=true). */
+  watchCache?: boolean;
+  cacheOptions?: { historyWindowMs?: number; maxHistoryEvents?: number; bookmarkIntervalMs?: number };
+}
+
+export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'papi-test-'));
   const prefix = opts.prefix ?? `/registry-${randomBytes(4).toString('hex')}`;
   const certs = await ensureServingCertificates({ certDir: path.join(dir, 'pki'), hosts: [] });
   const token = randomBytes(16).toString('hex');
-  const storage = new EtcdStore({ endpoints: opts.etcdEndpoints });
+  const etcdStore = new EtcdStore({ endpoints: opts.etcdEndpoints });
+  const storage: Storage =
+    opts.watchCache === false ? etcdStore : new Cacher({ etcd: etcdStore, prefix, ...(opts.cacheOptions ?? {}) });
   const server = await ApiServer.create({
     storage,
     etcdPrefix: prefix,
@@ -104,6 +116,7 @@ export async function startTestServer(opts: { etcdEndpoints: string[]; prefix?: 
     prefix,
     server,
     storage,
+    etcdStore,
     kubectl,
     request,
     async stop() {

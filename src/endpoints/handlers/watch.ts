@@ -1,19 +1,27 @@
 /**
- * Watch: a chunked stream of one JSON document per event. Errors before the first event are
- * ordinary HTTP errors; after it they arrive as an ERROR event and the stream ends.
+ * Watch: a chunked stream of one JSON document per event (or length-prefixed protobuf WatchEvents).
+ * Errors before the stream starts are ordinary HTTP errors; after it they arrive as an ERROR event
+ * and the stream ends. A client that cannot keep up is disconnected (it relists), so a slow reader
+ * never makes the server buffer without bound.
  */
 import { randomInt } from 'node:crypto';
 import { KubeObject, errors } from '../../api';
 import type { WatchEvent } from '../../registry';
-import { convertForTarget, protobufServes, writeWarnings } from '../responses';
 import { negotiateObject } from '../negotiation';
+import { convertForTarget, protobufServes, writeWarnings } from '../responses';
 import type { HandlerScope } from '../scope';
-import { listQuery, parseIntParam } from './read';
+import { listQuery, parseBoolParam, parseIntParam } from './read';
 
 /** kube's default watch timeout: minRequestTimeout (1800 s) × [1, 2). */
 function defaultTimeoutSeconds(): number {
   return 1800 + randomInt(1800);
 }
+
+/** Bytes a watch response may have queued in the socket before the watcher is cut off. */
+const maxBufferedBytes = 16 * 1024 * 1024;
+
+/** kube sends a bookmark shortly before a watch's own timeout, so the client can resume from it. */
+const timeoutBookmarkLeadMs = 2000;
 
 export async function watchHandler(s: HandlerScope): Promise<void> {
   const target = negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s) });
@@ -21,9 +29,10 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
   if (target.format === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.kubernetes.protobuf']);
   const protobuf = target.format === 'protobuf' ? s.protobuf : undefined;
   const contentType = protobuf ? `${target.contentType};stream=watch` : target.contentType;
-  const query = listQuery(s);
+  const query = { ...listQuery(s), allowWatchBookmarks: parseBoolParam(s.query.allowWatchBookmarks) ?? false };
   if (s.info.name) query.fieldSelector = [query.fieldSelector, `metadata.name=${s.info.name}`].filter(Boolean).join(',');
   const timeoutSeconds = parseIntParam('timeoutSeconds', s.query.timeoutSeconds) ?? defaultTimeoutSeconds();
+  const bookmarkShape = bookmarkObjectFor(s);
   const { res, req } = s;
   let started = false;
   let ended = false;
@@ -42,6 +51,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
   const detach = (): void => {
     ended = true;
     clearTimeout(timer);
+    clearTimeout(bookmarkTimer);
     req.off('close', end);
     s.ctx.signal?.removeEventListener('abort', end);
   };
@@ -52,21 +62,25 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     start();
     res.end();
   };
-  const encode = (e: WatchEvent): string => {
-    let object: unknown = e.object;
-    if (target.as && e.type !== 'ERROR' && e.type !== 'BOOKMARK') {
-      const o = e.object as KubeObject;
-      const includeObject = (s.query.includeObject as 'None' | 'Metadata' | 'Object' | undefined) || 'Metadata';
-      const table = convertForTarget(s.store, target, [o], { resourceVersion: o.metadata.resourceVersion }, includeObject, s.ctx.now()) as Record<string, unknown>;
-      if (!headersOnTable && target.as.kind === 'Table') table.columnDefinitions = null;
-      headersOnTable = false;
-      object = table;
-    }
+  const objectOf = (e: WatchEvent): unknown => {
+    if (e.type === 'BOOKMARK') return bookmarkShape(e.object as KubeObject);
+    if (!target.as || e.type === 'ERROR') return e.object;
+    const o = e.object as KubeObject;
+    const includeObject = (s.query.includeObject as 'None' | 'Metadata' | 'Object' | undefined) || 'Metadata';
+    const table = convertForTarget(s.store, target, [o], { resourceVersion: o.metadata.resourceVersion }, includeObject, s.ctx.now()) as Record<string, unknown>;
+    if (!headersOnTable && target.as.kind === 'Table') table.columnDefinitions = null;
+    headersOnTable = false;
+    return table;
+  };
+  const encode = (e: WatchEvent): string | Buffer => {
+    const object = objectOf(e);
+    if (protobuf) return protobuf.encodeWatchEvent(e.type, protobuf.encode(object as Record<string, unknown>));
     return JSON.stringify({ type: e.type, object }) + '\n';
   };
 
   const timer = setTimeout(end, timeoutSeconds * 1000);
-  let watch: { stop(): void } | undefined;
+  const bookmarkTimer = setTimeout(() => watch?.requestBookmark?.(), Math.max(0, timeoutSeconds * 1000 - timeoutBookmarkLeadMs));
+  let watch: { stop(): void; requestBookmark?(): void } | undefined;
   req.on('close', end);
   s.ctx.signal?.addEventListener('abort', end, { once: true });
   try {
@@ -74,8 +88,8 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
       event: (e) => {
         if (ended) return;
         start();
-        res.write(protobuf ? protobuf.encodeWatchEvent(e.type, protobuf.encode(e.object as unknown as Record<string, unknown>)) : encode(e));
-        if (e.type === 'ERROR') end();
+        res.write(encode(e));
+        if (e.type === 'ERROR' || res.writableLength > maxBufferedBytes) end();
       },
       closed: end,
     });
@@ -90,4 +104,22 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
   }
   if (ended) watch.stop();
   else start();
+}
+
+/**
+ * A BOOKMARK's object is an empty instance of the watched kind carrying only the resourceVersion
+ * (and the initial-events-end annotation), serialised as Go does a zero object: creationTimestamp
+ * null, and spec/status as {} for kinds that have them.
+ */
+function bookmarkObjectFor(s: HandlerScope): (o: KubeObject) => Record<string, unknown> {
+  const props = s.schemas.get(s.store.def.schemaName)?.properties ?? {};
+  const zeroStructs = ['spec', 'status'].filter((f) => f in props);
+  return (o) => {
+    const metadata: Record<string, unknown> = { resourceVersion: o.metadata.resourceVersion };
+    if (o.metadata.annotations) metadata.annotations = o.metadata.annotations;
+    metadata.creationTimestamp = null;
+    const out: Record<string, unknown> = { kind: s.store.def.kind, apiVersion: s.store.apiVersion, metadata };
+    for (const f of zeroStructs) out[f] = {};
+    return out;
+  };
 }

@@ -6,7 +6,7 @@
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject } from '../../api';
+import { KubeObject, errors } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError } from '../errors';
 import {
@@ -14,6 +14,7 @@ import {
   ListOptions,
   ListResult,
   Preconditions,
+  ReadConsistency,
   Storage,
   UpdateOptions,
   Watch,
@@ -23,6 +24,7 @@ import {
 import { Transformer, identityTransformer } from '../transformer';
 import { toStorageError } from './etcd-errors';
 import { watchPrefix } from './etcd-watch';
+import { Feed, FeedListener, watchKeyspace } from './etcd-feed';
 
 export interface EtcdStoreOptions {
   endpoints: string[];
@@ -96,8 +98,8 @@ export class EtcdStore implements Storage {
     return withRevision(obj, BigInt(resp.header.revision));
   }
 
-  async get(key: string, opts: { minRevision?: bigint } = {}): Promise<KubeObject> {
-    if (opts.minRevision !== undefined) await this.waitForRevision(key, opts.minRevision);
+  async get(key: string, opts: { consistency?: ReadConsistency } = {}): Promise<KubeObject> {
+    if (opts.consistency?.kind === 'notOlderThan') await this.waitForRevision(key, opts.consistency.revision);
     const cur = await this.readCurrent(key);
     if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
     return cur.object;
@@ -151,7 +153,9 @@ export class EtcdStore implements Storage {
   }
 
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
-    if (opts.minRevision !== undefined) await this.waitForRevision(prefix, opts.minRevision);
+    if (opts.consistency?.kind === 'notOlderThan' && opts.exactRevision === undefined) {
+      await this.waitForRevision(prefix, opts.consistency.revision);
+    }
     const rangeEnd = prefixEnd(prefix);
     let startKey = Buffer.from(opts.startKey ?? prefix);
     let revision = opts.exactRevision ?? 0n;
@@ -202,14 +206,79 @@ export class EtcdStore implements Storage {
     return result;
   }
 
+  /** Raw pages of (key, object) for the watch cache's initial list. */
+  async listEntries(
+    prefix: string,
+    o: { limit: number; startKey?: string; revision?: bigint },
+  ): Promise<{ entries: Array<{ key: string; object: KubeObject }>; revision: bigint; more: boolean }> {
+    const resp: IRangeResponse = await this.call(prefix, () =>
+      this.client.kv.range({
+        key: Buffer.from(o.startKey ?? prefix),
+        range_end: prefixEnd(prefix),
+        limit: o.limit,
+        revision: String(o.revision ?? 0n),
+      }),
+    );
+    const entries = [];
+    for (const kv of resp.kvs) entries.push({ key: kv.key.toString(), object: await this.decode(kv) });
+    return { entries, revision: o.revision ?? BigInt(resp.header.revision), more: resp.more };
+  }
+
+  /** The watch cache's feed: one etcd watch over the whole keyspace (see etcd-feed.ts). */
+  feed(prefix: string, sinceRevision: bigint, listener: FeedListener): Feed {
+    return watchKeyspace({ client: this.client, prefix, sinceRevision, decode: (kv, rev) => this.decode(kv, rev), listener });
+  }
+
+  /**
+   * Watches straight from etcd (the --watch-cache=false path, and starts older than the cache's
+   * history): the initial state is a list at the requested freshness, then events after its revision.
+   */
   watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watch {
-    return watchPrefix({
-      client: this.client,
-      prefix,
-      opts,
-      sink,
-      decode: (kv, rev) => this.decode(kv, rev),
+    let inner: Watch | undefined;
+    let stopped = false;
+    const start = async (): Promise<void> => {
+      let since: bigint;
+      if (opts.start.kind === 'after') since = opts.start.revision;
+      else {
+        if (opts.start.consistency.kind === 'notOlderThan') await this.waitForRevision(prefix, opts.start.consistency.revision);
+        const initial = opts.exactKey
+          ? await this.readCurrent(prefix).then(async (c) => ({ items: c ? [c.object] : [], revision: await this.currentRevision() }))
+          : await this.list(prefix, { limit: 0, hasSelector: false });
+        if (stopped) return;
+        for (const item of initial.items) if (!opts.predicate || opts.predicate(item)) sink.event({ type: 'ADDED', object: item });
+        since = initial.revision;
+        if (opts.initialEventsEndBookmark) {
+          sink.event({ type: 'BOOKMARK', object: { metadata: { resourceVersion: since.toString(), annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+        }
+      }
+      if (stopped) return;
+      inner = watchPrefix({ client: this.client, prefix, opts, sinceRevision: since, sink, decode: (kv, rev) => this.decode(kv, rev) });
+    };
+    start().catch((err: unknown) => {
+      if (stopped) return;
+      stopped = true;
+      const e = toStorageError(err, prefix);
+      const status =
+        e instanceof StorageError && e.code === 'TooLargeResourceVersion'
+          ? errors.tooLargeResourceVersion(e.requested ?? 0n, e.revision).status
+          : errors.internal(e).status;
+      sink.event({ type: 'ERROR', object: status });
+      sink.closed();
     });
+    return {
+      stop() {
+        stopped = true;
+        inner?.stop();
+      },
+      requestBookmark() {
+        inner?.requestBookmark?.();
+      },
+    };
+  }
+
+  /** Throws Compacted when etcd no longer holds `revision` (one count-only range read). */
+  async assertRevisionAvailable(revision: bigint): Promise<void> {
+    await this.call('', () => this.client.kv.range({ key: Buffer.from([0]), count_only: true, revision: String(revision) }));
   }
 
   async currentRevision(): Promise<bigint> {

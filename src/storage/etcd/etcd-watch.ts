@@ -24,12 +24,19 @@ export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixA
   let last = opts.sinceRevision;
   const pass = opts.predicate ?? (() => true);
 
+  // etcd3 emits 'error' only after it has dropped a watcher that etcd canceled (e.g. compacted); a
+  // cancel() then would make etcd answer for a watch id etcd3 no longer knows, and etcd3 throws.
+  let canceledByEtcd = false;
+  const cancel = (): void => {
+    if (watcher && !canceledByEtcd) void watcher.cancel().catch(() => undefined);
+  };
+
   const finish = (event?: WatchEvent): void => {
     if (stopped) return;
     stopped = true;
     if (event) sink.event(event);
     sink.closed();
-    if (watcher) void watcher.cancel().catch(() => undefined);
+    cancel();
   };
 
   const handle = async (res: IWatchResponse): Promise<void> => {
@@ -83,6 +90,7 @@ export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixA
         chain = chain.then(() => handle(res)).catch((e) => onError(e));
       });
       w.on('error', (err: unknown) => {
+        canceledByEtcd = true;
         chain = chain.then(() => onError(err));
       });
     },
@@ -95,7 +103,7 @@ export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixA
     stop() {
       if (stopped) return;
       stopped = true;
-      if (watcher) void watcher.cancel().catch(() => undefined);
+      cancel();
     },
   };
 }

@@ -1,0 +1,346 @@
+/**
+ * The watch cache (kube's Cacher), one per server: a Storage decorator that keeps every object under
+ * the server's prefix in memory, fed by ONE etcd watch over the whole keyspace (so the cache knows
+ * etcd's current revision exactly), with a bounded event history. Watches and the reads kube serves
+ * from its cache are answered here; writes, continue/Exact lists and watches older than the
+ * history go to etcd, which alone decides what is compacted (410).
+ */
+import { errors, type KubeObject } from '../../api';
+import { StorageError } from '../errors';
+import type { EtcdStore } from '../etcd/etcd-store';
+import type { FeedEvent } from '../etcd/etcd-feed';
+import type {
+  DeleteOptions,
+  ListOptions,
+  ListResult,
+  ReadConsistency,
+  Storage,
+  UpdateOptions,
+  Watch,
+  WatchOptions,
+  WatchSink,
+} from '../interface';
+import { CacheWatcher } from './cache-watcher';
+import { CacheEvent, EventHistory } from './history';
+
+export interface CacherOptions {
+  /** The etcd store every write and every delegated read goes to. */
+  etcd: EtcdStore;
+  /** The server's key prefix (e.g. /registry): only keys below it are cached. */
+  prefix: string;
+  /** History bounds (kube keeps ~75 s, at most 102400 events per resource). */
+  historyWindowMs?: number;
+  maxHistoryEvents?: number;
+  /** How long a read or watch at a revision the cache has not reached waits (kube: 3 s). */
+  futureRevisionWaitMs?: number;
+  /** Interval of BOOKMARK events to watchers that allow them (kube: 1 min). */
+  bookmarkIntervalMs?: number;
+  /** Called when the cache relists after its etcd watch broke. */
+  onRestart?: (reason: unknown) => void;
+}
+
+const initialListPageSize = 10000;
+
+export class Cacher implements Storage {
+  private readonly objects = new Map<string, KubeObject>();
+  private sortedKeys: string[] | null = null;
+  private history: EventHistory;
+  private revision = 0n;
+  private readonly watchers = new Set<CacheWatcher>();
+  private waiters: Array<{ revision: bigint; resolve: () => void }> = [];
+  private feed?: { stop(): void };
+  private readyPromise: Promise<void>;
+  /** False until the initial list is loaded (and again while relisting): reads then go to etcd. */
+  private isReady = false;
+  private stopped = false;
+  private readonly bookmarkTimer: NodeJS.Timeout;
+  private readonly keyPrefix: string;
+
+  constructor(private readonly opts: CacherOptions) {
+    this.keyPrefix = opts.prefix.endsWith('/') ? opts.prefix : `${opts.prefix}/`;
+    this.history = new EventHistory(0n, opts.maxHistoryEvents ?? 102400, opts.historyWindowMs ?? 75_000);
+    this.readyPromise = this.initialize();
+    this.bookmarkTimer = setInterval(() => this.sendBookmarks(), opts.bookmarkIntervalMs ?? 60_000);
+    this.bookmarkTimer.unref();
+  }
+
+  /** Resolves once the initial list is loaded and the feed runs. */
+  ready(): Promise<void> {
+    return this.readyPromise;
+  }
+
+  /** The newest etcd revision the cache has applied. */
+  get currentCacheRevision(): bigint {
+    return this.revision;
+  }
+
+  // ---- writes go to etcd; the feed brings them back into the cache ----
+
+  create(key: string, obj: KubeObject, o?: { dryRun?: boolean }): Promise<KubeObject> {
+    return this.opts.etcd.create(key, obj, o);
+  }
+
+  guaranteedUpdate(key: string, o: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
+    return this.opts.etcd.guaranteedUpdate(key, o);
+  }
+
+  delete(key: string, o?: DeleteOptions): Promise<KubeObject> {
+    return this.opts.etcd.delete(key, o);
+  }
+
+  currentRevision(): Promise<bigint> {
+    return this.opts.etcd.currentRevision();
+  }
+
+  ping(): Promise<boolean> {
+    return this.opts.etcd.ping();
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.bookmarkTimer);
+    this.feed?.stop();
+    for (const w of this.watchers) w.close();
+    this.watchers.clear();
+    await this.opts.etcd.close();
+  }
+
+  // ---- reads ----
+
+  async get(key: string, o: { consistency?: ReadConsistency } = {}): Promise<KubeObject> {
+    const c = o.consistency ?? { kind: 'latest' };
+    // kube: a get with resourceVersion unset is a quorum read from etcd.
+    if (c.kind === 'latest' || !key.startsWith(this.keyPrefix) || !this.isReady) return this.opts.etcd.get(key, o);
+    if (c.kind === 'notOlderThan') await this.waitForRevision(key, c.revision);
+    const obj = this.objects.get(key);
+    if (!obj) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+    return obj;
+  }
+
+  async list(prefix: string, o: ListOptions): Promise<ListResult> {
+    const c = o.consistency ?? { kind: 'latest' };
+    // kube's shouldDelegateList: continuations, Exact, and limits other than with RV=0 go to etcd.
+    const delegate =
+      o.startKey !== undefined ||
+      o.exactRevision !== undefined ||
+      (o.limit > 0 && c.kind !== 'any') ||
+      !prefix.startsWith(this.keyPrefix) ||
+      !this.isReady;
+    if (delegate) return this.opts.etcd.list(prefix, o);
+    if (c.kind === 'notOlderThan') await this.waitForRevision(prefix, c.revision);
+    if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) return this.opts.etcd.list(prefix, o);
+    const items: KubeObject[] = [];
+    for (const key of this.keysWithPrefix(prefix)) {
+      const obj = this.objects.get(key) as KubeObject;
+      if (!o.predicate || o.predicate(obj)) items.push(obj);
+    }
+    // kube: RV=0 lists from the cache ignore limit (no continue token).
+    return { items, revision: this.revision };
+  }
+
+  watch(prefix: string, o: WatchOptions, sink: WatchSink): Watch {
+    const w = new CacheWatcher(prefix, !!o.exactKey, o.predicate, sink, !!o.bookmarks);
+    let delegated: Watch | undefined;
+    void this.startWatch(w, o, sink).then(
+      (d) => {
+        delegated = d;
+        if (w.stopped) d?.stop();
+      },
+      (err) => w.error(toWatchStatus(err)),
+    );
+    return {
+      stop: () => {
+        w.stopped = true;
+        this.watchers.delete(w);
+        delegated?.stop();
+      },
+      requestBookmark: () => {
+        if (delegated) delegated.requestBookmark?.();
+        else if (this.watchers.has(w)) w.bookmark(this.revision);
+      },
+    };
+  }
+
+  private async startWatch(w: CacheWatcher, o: WatchOptions, sink: WatchSink): Promise<Watch | undefined> {
+    if (!this.isReady) return this.opts.etcd.watch(w.prefix, o, sink);
+    const start = o.start;
+    if (start.kind === 'after') {
+      if (start.revision > this.revision) await this.waitForRevision(w.prefix, start.revision);
+      if (w.stopped) return undefined;
+      // Older than the history window: etcd replays it (or answers 410 if compacted).
+      if (!this.history.covers(start.revision)) return this.opts.etcd.watch(w.prefix, o, sink);
+      // The cache never serves history etcd no longer holds: a compacted start is 410 as from etcd.
+      if (start.revision < this.revision) await this.opts.etcd.assertRevisionAvailable(start.revision + 1n);
+      if (w.stopped) return undefined;
+      for (const e of this.history.after(start.revision)) w.deliver(e);
+      this.watchers.add(w);
+      return undefined;
+    }
+    const c = start.consistency;
+    if (c.kind === 'notOlderThan') await this.waitForRevision(w.prefix, c.revision);
+    if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) {
+      throw new StorageError('TooLargeResourceVersion', w.prefix, 'watch cache is behind etcd', this.revision);
+    }
+    if (w.stopped) return undefined;
+    // No await from here on: the state and the live stream join at exactly this.revision.
+    for (const key of w.exactKey ? [w.prefix].filter((k) => this.objects.has(k)) : this.keysWithPrefix(w.prefix)) {
+      w.added(this.objects.get(key) as KubeObject);
+    }
+    if (o.initialEventsEndBookmark) w.bookmark(this.revision, { 'k8s.io/initial-events-end': 'true' });
+    this.watchers.add(w);
+    return undefined;
+  }
+
+  // ---- the feed ----
+
+  private async initialize(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      try {
+        await this.loadAndFollow();
+        return;
+      } catch {
+        // etcd not reachable yet: try again shortly (reads fall back to etcd meanwhile).
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private async loadAndFollow(): Promise<void> {
+    const objects = new Map<string, KubeObject>();
+    let startKey: string | undefined;
+    let revision: bigint | undefined;
+    for (;;) {
+      const page = await this.opts.etcd.listEntries(this.keyPrefix, { limit: initialListPageSize, startKey, revision });
+      revision = page.revision;
+      for (const e of page.entries) objects.set(e.key, e.object);
+      if (!page.more) break;
+      startKey = `${page.entries[page.entries.length - 1]?.key ?? ''}\x00`;
+    }
+    this.objects.clear();
+    for (const [k, v] of objects) this.objects.set(k, v);
+    this.sortedKeys = null;
+    this.revision = revision;
+    this.history = new EventHistory(revision, this.opts.maxHistoryEvents ?? 102400, this.opts.historyWindowMs ?? 75_000);
+    this.feed = this.opts.etcd.feed(this.keyPrefix, revision, {
+      events: (events, newest) => this.apply(events, newest),
+      failed: (err) => this.restart(err),
+    });
+    this.isReady = true;
+  }
+
+  /** The feed broke (e.g. compacted while etcd was away): drop watchers (they re-watch or relist) and reload. */
+  private restart(reason: unknown): void {
+    if (this.stopped) return;
+    this.opts.onRestart?.(reason);
+    this.isReady = false;
+    for (const w of this.watchers) w.close();
+    this.watchers.clear();
+    this.readyPromise = this.initialize();
+  }
+
+  private apply(events: FeedEvent[], newest: bigint): void {
+    const now = Date.now();
+    for (const ev of events) {
+      const e: CacheEvent = { ...ev, at: now };
+      if (ev.type === 'PUT') {
+        if (!this.objects.has(ev.key)) this.sortedKeys = null;
+        this.objects.set(ev.key, ev.object);
+      } else {
+        this.objects.delete(ev.key);
+        this.sortedKeys = null;
+      }
+      this.history.push(e);
+      for (const w of this.watchers) {
+        w.deliver(e);
+        if (w.stopped) this.watchers.delete(w);
+      }
+    }
+    if (newest > this.revision) this.revision = newest;
+    this.history.trim(now);
+    this.releaseWaiters();
+  }
+
+  private sendBookmarks(): void {
+    for (const w of this.watchers) if (w.bookmarks) w.bookmark(this.revision);
+  }
+
+  // ---- freshness ----
+
+  private releaseWaiters(): void {
+    if (!this.waiters.length) return;
+    const still: typeof this.waiters = [];
+    for (const wt of this.waiters) (wt.revision <= this.revision ? wt.resolve() : still.push(wt));
+    this.waiters = still;
+  }
+
+  /** Waits until the cache has applied `revision`, else TooLargeResourceVersion (504 / ERROR event). */
+  private async waitForRevision(key: string, revision: bigint): Promise<void> {
+    if (revision <= this.revision) return;
+    const reached = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, this.opts.futureRevisionWaitMs ?? 3000);
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      this.waiters.push(waiter);
+    });
+    if (!reached) {
+      throw new StorageError('TooLargeResourceVersion', key, `too large resource version: ${revision}`, this.revision, revision);
+    }
+  }
+
+  /** A consistent read from the cache first confirms it has caught up with etcd's current revision. */
+  private async catchUpWithEtcd(): Promise<boolean> {
+    const current = await this.opts.etcd.currentRevision();
+    try {
+      await this.waitForRevision('', current);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private keysWithPrefix(prefix: string): string[] {
+    if (!this.sortedKeys) this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
+    const keys = this.sortedKeys;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareKeys(keys[mid] as string, prefix) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < keys.length; i++) {
+      const k = keys[i] as string;
+      if (!k.startsWith(prefix)) break;
+      out.push(k);
+    }
+    return out;
+  }
+}
+
+/**
+ * etcd orders keys by bytes. Keys here are built from DNS names (ASCII), where UTF-16 code-unit
+ * order is byte order, so plain string comparison agrees with etcd.
+ */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function toWatchStatus(err: unknown) {
+  if (err instanceof StorageError && err.code === 'TooLargeResourceVersion') {
+    return errors.tooLargeResourceVersion(err.requested ?? 0n, err.revision).status;
+  }
+  if (err instanceof StorageError && err.code === 'Compacted') {
+    return errors.expired('The resourceVersion for the provided watch is too old.').status;
+  }
+  return errors.internal(err).status;
+}
