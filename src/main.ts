@@ -53,6 +53,10 @@ async function run(config: ServerConfig, logger: winston.Logger): Promise<() => 
     : undefined;
   const etcdStore = new EtcdStore({ endpoints, tls });
   await waitForEtcd(etcdStore, endpoints, 5_000);
+  etcdStore.startCompactor(config.etcdCompactionIntervalMs, {
+    onCompacted: (revision) => logger.info('etcd compacted', { revision: revision.toString() }),
+    onError: (e) => logger.warn('etcd compaction failed', { error: (e as Error).message }),
+  });
   const storage: Storage = config.watchCache
     ? new Cacher({ etcd: etcdStore, prefix: config.etcdPrefix, onRestart: (e) => logger.warn('watch cache relisting', { reason: String(e) }) })
     : etcdStore;

@@ -134,6 +134,12 @@ test('etcd outage: 5xx Status bodies and failing /readyz; service resumes when e
     expect(failures[0]?.headers['retry-after']).toBe('2');
     expect(failures[0]?.headers['content-type']).toBe('application/json');
 
+    // A watch that must first list (no resourceVersion) fails like the list, before the stream starts.
+    const lateWatch = await openWatch(srv, '/api/v1/namespaces/out/secrets?watch=1');
+    console.log(lateWatch.status, lateWatch.headers, await lateWatch.next(1, 3000).catch(String));
+    expect(lateWatch.status).toBe(500);
+    expect(JSON.parse(lateWatch.errorBody ?? '')).toEqual(timeoutStatus('list', 'secrets'));
+
     const ready = await srv.request('GET', '/readyz', { token: null });
     expect(ready.status).toBe(500);
     expect(ready.text).toContain('[-]etcd failed: reason withheld\n');

@@ -182,6 +182,8 @@ describe('watch over HTTP', () => {
     const w = await watch('/api/v1/namespaces/tbl/secrets?watch=1', {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
     });
+    // kube's serveWatch writes the serializer's bare media type: the as=Table parameters are not echoed.
+    expect(w.headers['content-type']).toBe('application/json');
     const [first] = (await w.next(1)) as [StreamEvent];
     expect(first.type).toBe('ADDED');
     expect(first.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
@@ -283,6 +285,20 @@ describe('kubectl commands built on watch and paging', () => {
     const r = await srv.kubectl(['-n', 'kc', 'delete', 'secret', 'doomed', '--wait=true']);
     expect(r).toMatchObject({ code: 0, stdout: 'secret "doomed" deleted\n', stderr: '' });
     expect((await srv.request('GET', '/api/v1/namespaces/kc/secrets/doomed')).status).toBe(404);
+  });
+
+  test('kubectl wait --for=delete and --for=jsonpath return once the watched change happens', async () => {
+    await createSecret('kc', 'gone-soon');
+    const waitDelete = srv.kubectl(['-n', 'kc', 'wait', '--for=delete', 'secret/gone-soon', '--timeout=10s']);
+    await new Promise((r) => setTimeout(r, 300));
+    await del('/api/v1/namespaces/kc/secrets/gone-soon');
+    expect(await waitDelete).toEqual({ code: 0, stdout: 'secret/gone-soon condition met\n', stderr: '' });
+
+    await createSecret('kc', 'flag');
+    const waitValue = srv.kubectl(['-n', 'kc', 'wait', '--for=jsonpath={.metadata.labels.ready}=yes', 'secret/flag', '--timeout=10s']);
+    await new Promise((r) => setTimeout(r, 300));
+    await mergePatch('/api/v1/namespaces/kc/secrets/flag', { metadata: { labels: { ready: 'yes' } } });
+    expect(await waitValue).toEqual({ code: 0, stdout: 'secret/flag condition met\n', stderr: '' });
   });
 
   test('kubectl get --chunk-size=2 over 5 objects lists them all', async () => {

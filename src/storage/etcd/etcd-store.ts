@@ -25,6 +25,7 @@ import { Transformer, identityTransformer } from '../transformer';
 import { toStorageError } from './etcd-errors';
 import { watchPrefix } from './etcd-watch';
 import { Feed, FeedListener, watchKeyspace } from './etcd-feed';
+import { Compactor, CompactorOptions } from './compactor';
 
 export interface EtcdStoreOptions {
   endpoints: string[];
@@ -52,6 +53,7 @@ export class EtcdStore implements Storage {
   private readonly codec: StorageCodec;
   private readonly transformer: Transformer;
   private readonly futureRevisionWaitMs: number;
+  private readonly compactors: Compactor[] = [];
 
   constructor(opts: EtcdStoreOptions) {
     const timeout = opts.requestTimeoutMs ?? 5000;
@@ -296,10 +298,19 @@ export class EtcdStore implements Storage {
   }
 
   async close(): Promise<void> {
+    for (const c of this.compactors) c.stop();
     this.client.close();
   }
 
-  /** The etcd3 client, for the compactor and other storage-internal users. */
+  /** Starts kube's periodic compaction (see compactor.ts); stopped by close(). */
+  startCompactor(intervalMs: number, hooks: Pick<CompactorOptions, 'onCompacted' | 'onError'> = {}): Compactor {
+    const c = new Compactor({ client: this.client, intervalMs, ...hooks });
+    c.start();
+    this.compactors.push(c);
+    return c;
+  }
+
+  /** The etcd3 client, for storage-internal users and tests. */
   get etcd(): Etcd3 {
     return this.client;
   }

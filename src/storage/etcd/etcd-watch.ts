@@ -13,15 +13,17 @@ export interface WatchPrefixArgs {
   client: Etcd3;
   prefix: string;
   opts: WatchOptions;
+  /** Deliver events for revisions strictly after this one. */
+  sinceRevision: bigint;
   sink: WatchSink;
   decode: (kv: IKeyValue, revision: bigint) => Promise<KubeObject>;
 }
 
-export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixArgs): Watch {
+export function watchPrefix({ client, prefix, opts, sinceRevision, sink, decode }: WatchPrefixArgs): Watch {
   let stopped = false;
   let watcher: Watcher | undefined;
   let chain: Promise<void> = Promise.resolve();
-  let last = opts.sinceRevision;
+  let last = sinceRevision;
   const pass = opts.predicate ?? (() => true);
 
   // etcd3 emits 'error' only after it has dropped a watcher that etcd canceled (e.g. compacted); a
@@ -31,9 +33,17 @@ export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixA
     if (watcher && !canceledByEtcd) void watcher.cancel().catch(() => undefined);
   };
 
+  const bookmark = (): void => {
+    if (!stopped && opts.bookmarks) sink.event({ type: 'BOOKMARK', object: { metadata: { resourceVersion: last.toString() } } });
+  };
+  // kube's cacher sends bookmarks about once a minute; the etcd path does the same.
+  const bookmarkTimer = opts.bookmarks ? setInterval(bookmark, 60_000) : undefined;
+  bookmarkTimer?.unref();
+
   const finish = (event?: WatchEvent): void => {
     if (stopped) return;
     stopped = true;
+    clearInterval(bookmarkTimer);
     if (event) sink.event(event);
     sink.closed();
     cancel();
@@ -77,7 +87,7 @@ export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixA
 
   const builder = client.watch();
   (opts.exactKey ? builder.key(prefix) : builder.prefix(prefix))
-    .startRevision(String(opts.sinceRevision + 1n))
+    .startRevision(String(sinceRevision + 1n))
     .withPreviousKV();
   builder.create().then(
     (w) => {
@@ -103,7 +113,9 @@ export function watchPrefix({ client, prefix, opts, sink, decode }: WatchPrefixA
     stop() {
       if (stopped) return;
       stopped = true;
+      clearInterval(bookmarkTimer);
       cancel();
     },
+    requestBookmark: bookmark,
   };
 }

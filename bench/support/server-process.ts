@@ -1,0 +1,82 @@
+/**
+ * Entry of the server child the bench forks: the real ApiServer in-process (composed as src/main.ts
+ * composes it: EtcdStore, Cacher unless watchCache is false), HTTPS on 127.0.0.1:0, a static admin
+ * token. It answers memory requests over IPC (process.memoryUsage after a forced GC) and stops on
+ * request or when the parent goes away. Load never runs in this process.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import winston from 'winston';
+import { staticTokenAuthenticator } from '../../src/auth';
+import { ApiServer } from '../../src/server/app';
+import { ensureServingCertificates } from '../../src/server/certs';
+import { Cacher, EtcdStore, Storage } from '../../src/storage';
+import type { ChildMessage, MemorySample, ParentMessage, ServerProcessOptions } from './server-protocol';
+
+function send(msg: ChildMessage): void {
+  process.send?.(msg);
+}
+
+function sampleMemory(): MemorySample {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+  const m = process.memoryUsage();
+  return {
+    rssBytes: m.rss,
+    heapUsedBytes: m.heapUsed,
+    heapTotalBytes: m.heapTotal,
+    externalBytes: m.external,
+    arrayBuffersBytes: m.arrayBuffers,
+    gcForced: gc !== undefined,
+  };
+}
+
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  const opts = JSON.parse(process.env.BENCH_SERVER_OPTIONS ?? '{}') as ServerProcessOptions;
+  const certs = await ensureServingCertificates({ certDir: path.join(opts.dir, 'pki'), hosts: [] });
+  const token = randomBytes(16).toString('hex');
+  const etcdStore = new EtcdStore({ endpoints: opts.etcdEndpoints });
+  const cacher = opts.watchCache ? new Cacher({ etcd: etcdStore, prefix: opts.prefix }) : undefined;
+  const storage: Storage = cacher ?? etcdStore;
+  await cacher?.ready();
+  const server = await ApiServer.create({
+    storage,
+    etcdPrefix: opts.prefix,
+    authenticator: staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
+    tls: certs,
+    logger: winston.createLogger({ silent: true }),
+    bindAddress: '127.0.0.1',
+    securePort: 0,
+  });
+  const { port } = await server.start();
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await server.stop();
+    await storage.close();
+    process.exit(0);
+  };
+  process.on('message', (msg: ParentMessage) => {
+    if (msg.type === 'memory') send({ type: 'memory', id: msg.id, sample: sampleMemory() });
+    else if (msg.type === 'stop') void stop();
+  });
+  process.on('disconnect', () => void stop());
+  send({
+    type: 'ready',
+    url: `https://127.0.0.1:${port}`,
+    caCert: certs.caCert,
+    token,
+    startMs: Number(process.hrtime.bigint() - started) / 1e6,
+  });
+}
+
+main().catch((e: unknown) => {
+  send({ type: 'failed', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+/** The IPC messages between the bench (parent) and the server child (support/server-process.ts). */
+
+/** How the parent asks the child to run the server (passed as JSON in BENCH_SERVER_OPTIONS). */
+export interface ServerProcessOptions {
+  etcdEndpoints: string[];
+  /** The etcd key prefix (as --etcd-prefix). */
+  prefix: string;
+  /** As --watch-cache. */
+  watchCache: boolean;
+  /** A private directory for generated certificates. */
+  dir: string;
+}
+
+/** The child's memory, taken after a full GC when the child runs with --expose-gc. */
+export interface MemorySample {
+  rssBytes: number;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
+  arrayBuffersBytes: number;
+  /** Whether a full GC ran just before the sample. */
+  gcForced: boolean;
+}
+
+export type ParentMessage = { type: 'memory'; id: number } | { type: 'stop' };
+
+export type ChildMessage =
+  | { type: 'ready'; url: string; caCert: string; token: string; startMs: number }
+  | { type: 'memory'; id: number; sample: MemorySample }
+  | { type: 'failed'; message: string };
