@@ -11,6 +11,7 @@ import { getHandler, listHandler } from './handlers/read';
 import { updateHandler } from './handlers/update';
 import { watchHandler } from './handlers/watch';
 import type { ProtobufSerializer } from './codec';
+import type { EncodingCache } from './encoding-cache';
 import type { RequestInfo } from './request-info';
 import type { HandlerScope, VerbHandler } from './scope';
 
@@ -40,6 +41,7 @@ export interface ResourceRouterDeps {
   /** Aborted when the server shuts down: long-running requests (watches) end cleanly. */
   shutdownSignal?: AbortSignal;
   protobuf?: ProtobufSerializer;
+  encodings: EncodingCache;
 }
 
 export async function serveResource(
@@ -79,6 +81,7 @@ export async function serveResource(
     query,
     schemas: deps.schemas,
     protobuf: deps.protobuf,
+    encodings: deps.encodings,
     ctx: {
       user,
       namespace: def.namespaced ? info.namespace : '',

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { GenericStore, RequestContext } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
 import type { ProtobufSerializer } from './codec';
+import type { EncodingCache } from './encoding-cache';
 import type { RequestInfo } from './request-info';
 
 export interface HandlerScope {
@@ -15,6 +16,8 @@ export interface HandlerScope {
   query: Record<string, string | undefined>;
   /** Present when protobuf is served (kinds it does not know answer 406/415 as for custom resources). */
   protobuf?: ProtobufSerializer;
+  /** Per-server memo of watch event encodings (shared by every watcher). */
+  encodings: EncodingCache;
 }
 
 export type VerbHandler = (s: HandlerScope) => Promise<void>;

@@ -64,30 +64,42 @@ export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuer
   };
 }
 
-/** kube's ValidateListOptions for the combinations the seed marks invalid. */
+/** kube's ValidateListOptions: lists and watches are validated differently. */
 function validateListOptions(q: ListQuery, rv: string, match: string): void {
+  const errs = q.watch ? watchOptionErrors(q, match) : listOptionErrors(q, rv, match);
+  if (errs.length) throw errors.invalid(listOptionsGK, '', errs);
+}
+
+function listOptionErrors(q: ListQuery, rv: string, match: string): FieldError[] {
   const errs: FieldError[] = [];
   if (match !== '') {
-    if (match !== 'Exact' && match !== 'NotOlderThan') {
-      errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    }
     if (rv === '') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
     if (q.continue) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
     if (match === 'Exact' && rv === '0') {
       errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
     }
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
+      errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    }
   }
-  if (q.watch) {
-    if (match !== '' && !q.sendInitialEvents) {
+  if (q.sendInitialEvents !== undefined) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+/** A watch may use resourceVersionMatch only with sendInitialEvents (and only NotOlderThan). */
+function watchOptionErrors(q: ListQuery, match: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (q.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (match !== '') {
+    if (q.sendInitialEvents === undefined) {
       errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
     }
-    if (q.sendInitialEvents && match !== 'NotOlderThan') {
-      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
-    }
-  } else if (q.sendInitialEvents !== undefined) {
-    errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+    if (match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+    if (q.continue) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
   }
-  if (errs.length) throw errors.invalid(listOptionsGK, '', errs);
+  return errs;
 }
 
 /** Field values an object exposes to field selectors (kube: GetAttrs). */

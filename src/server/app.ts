@@ -16,6 +16,7 @@ import { Registry, RequestContext, builtinResources } from '../registry';
 import { SchemaRegistry } from '../registry/schema';
 import type { Storage } from '../storage';
 import { ProtobufCodec } from '../storage/codec/protobuf-codec';
+import { EncodingCache } from '../endpoints/encoding-cache';
 import { errorHandler } from './filters/error-handler';
 import { filterChain } from './filters/chain';
 import type { HealthCheck } from './health';
@@ -88,6 +89,7 @@ export class ApiServer {
         health: { livez: live, readyz: ready },
         shutdownSignal: this.shutdown.signal,
         protobuf,
+        encodings: new EncodingCache(),
       }),
     );
     this.app.use(errorHandler(opts.logger));
@@ -131,14 +133,21 @@ export class ApiServer {
     return { namespace, warnings: [], dryRun: false, now: () => new Date(), user: { name: 'system:apiserver', uid: '', groups: ['system:masters'] } };
   }
 
+  /**
+   * kube's NamespaceLifecycle reads namespaces from its informer cache and, when one is missing
+   * there, from storage (it may just have been created): RV=0 from the watch cache, then a live read.
+   */
   private async getNamespace(name: string) {
     const store = this.registry.get('', 'v1', 'namespaces');
-    try {
-      return store ? await store.get(this.systemContext(), name) : null;
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 404) return null;
-      throw e;
+    if (!store) return null;
+    for (const resourceVersion of ['0', undefined]) {
+      try {
+        return await store.get(this.systemContext(), name, { resourceVersion });
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      }
     }
+    return null;
   }
 
   private async ensureSystemNamespaces(): Promise<void> {

@@ -13,6 +13,7 @@ import {
 } from '../endpoints/discovery';
 import { ProtobufSerializer, encodeBody } from '../endpoints/codec';
 import { OpenApiDocuments } from '../endpoints/openapi-documents';
+import { EncodingCache } from '../endpoints/encoding-cache';
 import type { RequestInfo } from '../endpoints/request-info';
 import { routeNotFound, serveResource } from '../endpoints/resource-router';
 import type { Registry } from '../registry';
@@ -26,6 +27,7 @@ export interface RouteDeps {
   health: { livez: HealthCheck[]; readyz: HealthCheck[] };
   shutdownSignal: AbortSignal;
   protobuf?: ProtobufSerializer;
+  encodings: EncodingCache;
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {

@@ -73,9 +73,14 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     return table;
   };
   const encode = (e: WatchEvent): string | Buffer => {
-    const object = objectOf(e);
-    if (protobuf) return protobuf.encodeWatchEvent(e.type, protobuf.encode(object as Record<string, unknown>));
-    return JSON.stringify({ type: e.type, object }) + '\n';
+    const object = objectOf(e) as object;
+    // Plain objects come shared from the watch cache: encode them once for every watcher.
+    const shared = object === e.object;
+    if (protobuf) {
+      const bytes = shared ? s.encodings.protobufOf(object, protobuf) : protobuf.encode(object as Record<string, unknown>);
+      return protobuf.encodeWatchEvent(e.type, bytes);
+    }
+    return `{"type":"${e.type}","object":${shared ? s.encodings.jsonOf(object) : JSON.stringify(object)}}\n`;
   };
 
   const timer = setTimeout(end, timeoutSeconds * 1000);

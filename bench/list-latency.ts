@@ -1,0 +1,89 @@
+/**
+ * List latency for one namespace's N objects, each way a list can be answered, measured round-robin
+ * (so drift hits every variant alike): from the watch cache (RV=0; RV unset = consistent), from etcd
+ * through the API (limit=N is delegated to etcd by kube's rules; a --watch-cache=false server), and
+ * raw etcd3 range reads of the same key prefix.
+ */
+import { Etcd3 } from 'etcd3';
+import type { ApiClient } from './support/api-client';
+import type { Progress } from './support/progress';
+import { msSince, summarize, type Summary } from './support/stats';
+
+/** One way of listing. */
+export interface ListVariant {
+  id: string;
+  label: string;
+  /** Which kind of source answers: the cache, etcd via the API, or etcd directly. */
+  source: 'cache' | 'etcd-via-api' | 'raw-etcd';
+  /** Lists once; with `count`, returns how many items came back (parsing the body), else -1. */
+  run(count: boolean): Promise<number>;
+}
+
+export interface ListRow {
+  id: string;
+  label: string;
+  source: ListVariant['source'];
+  items: number;
+  latencyMs: Summary;
+}
+
+/** An API list variant: GET `path` (the whole body is received; it is parsed only to count). */
+export function apiList(client: ApiClient, id: string, label: string, source: ListVariant['source'], path: string): ListVariant {
+  return {
+    id,
+    label,
+    source,
+    run: async (count) => {
+      const res = await client.expect('GET', path);
+      return count ? (JSON.parse(res.body.toString('utf8')) as { items: unknown[] }).items.length : -1;
+    },
+  };
+}
+
+/** A raw etcd range read of every key under `prefix` (values as bytes, undecoded). */
+export function rawEtcdList(etcd: Etcd3, id: string, label: string, prefix: string): ListVariant {
+  return {
+    id,
+    label,
+    source: 'raw-etcd',
+    run: async () => {
+      const res = await etcd.getAll().prefix(prefix).exec();
+      // The values stay bytes: this is the floor any server reading etcd pays.
+      return res.kvs.length;
+    },
+  };
+}
+
+/**
+ * Runs each variant `warmup` times (the first run also checks it returns all `expected` objects,
+ * else throws), then `reps` rounds of every variant once, timed.
+ */
+export async function measureListLatency(
+  variants: ListVariant[],
+  opts: { reps: number; warmup: number; expected: number },
+  progress: Progress,
+): Promise<ListRow[]> {
+  const samples = new Map<string, number[]>(variants.map((v) => [v.id, []]));
+  const items = new Map<string, number>();
+  for (const v of variants) {
+    const n = await v.run(true);
+    if (n !== opts.expected) throw new Error(`${v.label}: got ${n} items, expected ${opts.expected}`);
+    items.set(v.id, n);
+    for (let i = 1; i < opts.warmup; i++) await v.run(false);
+  }
+  for (let r = 0; r < opts.reps; r++) {
+    for (const v of variants) {
+      const t = process.hrtime.bigint();
+      await v.run(false);
+      samples.get(v.id)?.push(msSince(t));
+    }
+    progress('list', `round ${r + 1}/${opts.reps}`);
+  }
+  return variants.map((v) => ({
+    id: v.id,
+    label: v.label,
+    source: v.source,
+    items: items.get(v.id) ?? 0,
+    latencyMs: summarize(samples.get(v.id) ?? []),
+  }));
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * `make bench`: starts its own etcd (fsync on) and the server in a child process, then measures from
+ * this process, in one run: watch delivery latency to many watchers, memory per cached object, and
+ * list latency from the watch cache vs etcd (through the API and raw). Progress goes to stderr; the
+ * table to stdout; the results as JSON to bench/results/<timestamp>.json.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Etcd3 } from 'etcd3';
+import { EmbeddedEtcd } from '../src/server/embedded-etcd';
+import { apiList, measureListLatency, rawEtcdList } from './list-latency';
+import { measureMemoryPerObject } from './memory-per-object';
+import { renderReport, type BenchResults } from './report';
+import { ApiClient } from './support/api-client';
+import { cpuMeter } from './support/cpu';
+import { describeMachine } from './support/machine';
+import { parseOptions, type BenchOptions } from './support/options';
+import { progressPrinter, type Progress } from './support/progress';
+import { forkServer, type ServerHandle } from './support/server-handle';
+import { ensureNamespace } from './support/secrets';
+import { measureWatchLatency } from './watch-latency';
+
+const PREFIX = '/registry';
+const LIST_NS = 'bench-list';
+const MEM_NS = 'bench-mem';
+const WATCH_NS = 'bench-watch';
+
+async function main(opts: BenchOptions): Promise<void> {
+  const progress = progressPrinter();
+  const machine = await describeMachine();
+  const startedAt = new Date();
+  process.stdout.write(
+    `platform-apiserver bench — ${startedAt.toISOString()}\n` +
+      `machine: ${machine.nproc} CPUs (${machine.cpuModel}), ${(machine.memoryTotalBytes / 2 ** 30).toFixed(1)} GiB, ` +
+      `${machine.platform} ${machine.kernel}; node ${machine.node}; etcd ${machine.etcd} (fsync on)\n\n`,
+  );
+
+  const dir = await mkdtemp(path.join(opts.tmpDir ?? os.tmpdir(), 'papi-bench-'));
+  const etcd = new EmbeddedEtcd();
+  const cleanups: Array<() => Promise<void>> = [() => rm(dir, { recursive: true, force: true }), () => etcd.stop()];
+  try {
+    const etcdStart = process.hrtime.bigint();
+    const { endpoints } = await etcd.start({ dataDir: path.join(dir, 'etcd'), logFile: path.join(dir, 'etcd.log') });
+    progress('setup', `etcd ${endpoints[0]} ready in ${(Number(process.hrtime.bigint() - etcdStart) / 1e6).toFixed(0)} ms (data in ${dir})`);
+    const server = await forkServer({ etcdEndpoints: endpoints, prefix: PREFIX, watchCache: true, dir: path.join(dir, 'server') });
+    cleanups.push(() => server.stop());
+    progress('setup', `server (watch cache on) pid ${server.pid} listening at ${server.url}`);
+    const load = new ApiClient(server, { maxSockets: Math.max(64, opts.loadConcurrency) });
+    cleanups.push(async () => load.close());
+    for (const ns of [LIST_NS, MEM_NS, WATCH_NS]) await ensureNamespace(load, ns);
+
+    progress('memory', `loading ${opts.memoryObjects} secrets, ${opts.loadConcurrency} in flight`);
+    const memory = await measureMemoryPerObject(
+      load,
+      server,
+      {
+        namespaces: [
+          { name: LIST_NS, count: opts.listObjects },
+          { name: MEM_NS, count: opts.memoryObjects - opts.listObjects },
+        ].filter((n) => n.count > 0),
+        concurrency: opts.loadConcurrency,
+      },
+      progress,
+    );
+
+    const list = await runListPhase(opts, server, endpoints, dir, load, progress);
+    const watchCpu = await cpuMeter({ server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid });
+    const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
+    cleanups.push(async () => watchClient.close());
+    const watch = await measureWatchLatency(
+      load,
+      watchClient,
+      {
+        namespace: WATCH_NS,
+        watchers: opts.watchers,
+        writesPerSecond: opts.writesPerSecond,
+        durationSeconds: opts.watchSeconds,
+        objects: Math.min(100, opts.writesPerSecond * opts.watchSeconds),
+        drainSeconds: 10,
+        connectConcurrency: 50,
+      },
+      progress,
+    );
+    const cpuPercent = await watchCpu();
+
+    const results: BenchResults = {
+      startedAt: startedAt.toISOString(),
+      durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
+      machine,
+      options: opts,
+      etcd: { version: machine.etcd, fsync: true },
+      watch: { ...watch, cpuPercent },
+      memory,
+      list,
+    };
+    process.stdout.write(`${renderReport(results)}\n`);
+    const resultsDir = path.resolve(__dirname, '../../bench/results');
+    await mkdir(resultsDir, { recursive: true });
+    const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`\nresults: ${path.relative(process.cwd(), file)}\n`);
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  }
+}
+
+/** The list rows: the cached server both ways, a --watch-cache=false server, and raw etcd. */
+async function runListPhase(opts: BenchOptions, server: ServerHandle, endpoints: string[], dir: string, load: ApiClient, progress: Progress) {
+  const uncached = await forkServer({ etcdEndpoints: endpoints, prefix: PREFIX, watchCache: false, dir: path.join(dir, 'server-uncached') });
+  const uncachedClient = new ApiClient(uncached, { maxSockets: 4 });
+  const etcd = new Etcd3({ hosts: endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });
+  try {
+    progress('list', `listing ${opts.listObjects} secrets, ${opts.listReps} rounds (second server, --watch-cache=false, pid ${uncached.pid})`);
+    const p = `/api/v1/namespaces/${LIST_NS}/secrets`;
+    return await measureListLatency(
+      [
+        apiList(load, 'cache-rv0', 'API, watch cache, resourceVersion=0', 'cache', `${p}?resourceVersion=0`),
+        apiList(load, 'cache-consistent', 'API, watch cache, RV unset (consistent)', 'cache', p),
+        apiList(load, 'delegated-limit', `API, limit=${opts.listObjects} (delegated to etcd)`, 'etcd-via-api', `${p}?limit=${opts.listObjects}`),
+        apiList(uncachedClient, 'no-cache', 'API, --watch-cache=false (etcd)', 'etcd-via-api', p),
+        rawEtcdList(etcd, 'raw-etcd', 'raw etcd3 range read (same prefix)', `${PREFIX}/secrets/${LIST_NS}/`),
+      ],
+      { reps: opts.listReps, warmup: 2, expected: opts.listObjects },
+      progress,
+    );
+  } finally {
+    etcd.close();
+    uncachedClient.close();
+    await uncached.stop();
+  }
+}
+
+let options: BenchOptions;
+try {
+  options = parseOptions(process.argv.slice(2));
+} catch (e) {
+  process.stderr.write(`bench: ${(e as Error).message}\n`);
+  process.exit(2);
+}
+main(options).then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);
