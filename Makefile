@@ -39,5 +39,9 @@ test-unit: node_modules/.package-lock.json
 test-integration: deps
 	$(NPM) test -- test/integration test/e2e
 
+## bench: own etcd (fsync on) + server child; watch latency, memory per object, list cache vs etcd (bench/README.md)
+bench: deps build
+	$(NPM) run bench -- $(ARGS)
+
 clean:
 	rm -rf dist coverage

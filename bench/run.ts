@@ -18,7 +18,7 @@ import { cpuMeter } from './support/cpu';
 import { describeMachine } from './support/machine';
 import { parseOptions, type BenchOptions } from './support/options';
 import { progressPrinter, type Progress } from './support/progress';
-import { forkServer, type ServerHandle } from './support/server-handle';
+import { forkServer } from './support/server-handle';
 import { ensureNamespace } from './support/secrets';
 import { measureWatchLatency } from './watch-latency';
 
@@ -65,7 +65,7 @@ async function main(opts: BenchOptions): Promise<void> {
       progress,
     );
 
-    const list = await runListPhase(opts, server, endpoints, dir, load, progress);
+    const list = await runListPhase(opts, endpoints, dir, load, progress);
     const watchCpu = await cpuMeter({ server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid });
     const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
     cleanups.push(async () => watchClient.close());
@@ -107,7 +107,7 @@ async function main(opts: BenchOptions): Promise<void> {
 }
 
 /** The list rows: the cached server both ways, a --watch-cache=false server, and raw etcd. */
-async function runListPhase(opts: BenchOptions, server: ServerHandle, endpoints: string[], dir: string, load: ApiClient, progress: Progress) {
+async function runListPhase(opts: BenchOptions, endpoints: string[], dir: string, load: ApiClient, progress: Progress) {
   const uncached = await forkServer({ etcdEndpoints: endpoints, prefix: PREFIX, watchCache: false, dir: path.join(dir, 'server-uncached') });
   const uncachedClient = new ApiClient(uncached, { maxSockets: 4 });
   const etcd = new Etcd3({ hosts: endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });

@@ -53,13 +53,17 @@ export interface TestServerOptions {
   /** Serve reads and watches from the watch cache (the default, as --watch-cache=true). */
   watchCache?: boolean;
   cacheOptions?: { historyWindowMs?: number; maxHistoryEvents?: number; bookmarkIntervalMs?: number };
+  /** To restart "the same" server: a fixed port, certificate dir and token keep an old kubeconfig valid. */
+  port?: number;
+  certDir?: string;
+  token?: string;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'papi-test-'));
   const prefix = opts.prefix ?? `/registry-${randomBytes(4).toString('hex')}`;
-  const certs = await ensureServingCertificates({ certDir: path.join(dir, 'pki'), hosts: [] });
-  const token = randomBytes(16).toString('hex');
+  const certs = await ensureServingCertificates({ certDir: opts.certDir ?? path.join(dir, 'pki'), hosts: [] });
+  const token = opts.token ?? randomBytes(16).toString('hex');
   const etcdStore = new EtcdStore({ endpoints: opts.etcdEndpoints });
   const storage: Storage =
     opts.watchCache === false ? etcdStore : new Cacher({ etcd: etcdStore, prefix, ...(opts.cacheOptions ?? {}) });
@@ -70,7 +74,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     tls: certs,
     logger: silent,
     bindAddress: '127.0.0.1',
-    securePort: 0,
+    securePort: opts.port ?? 0,
   });
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;
