@@ -7,7 +7,9 @@ ARGS ?=
 all: build
 
 node_modules/.package-lock.json: package.json package-lock.json
-	$(NPM) ci --no-audit --no-fund
+	# npm ci refuses this lock: the registry here lacks other platforms' optional binaries (e.g. @unrs/resolver-binding-*),
+	# so they cannot be recorded; npm install still installs exactly the locked versions.
+	$(NPM) install --no-audit --no-fund
 	@touch $@
 
 deps: node_modules/.package-lock.json etcd

@@ -1,4 +1,5 @@
 /** The bench's results (also the JSON written per run) and their rendering as one table. */
+import type { EtcdBaseline } from './etcd-baseline';
 import type { ListRow } from './list-latency';
 import type { MemoryResult } from './memory-per-object';
 import type { MachineInfo } from './support/machine';
@@ -11,7 +12,9 @@ export interface BenchResults {
   durationSeconds: number;
   machine: MachineInfo;
   options: BenchOptions;
-  etcd: { version: string; fsync: boolean };
+  /** os.loadavg() at the start and the end: other work on the machine skews every row. */
+  loadAverage: { start: number[]; end: number[] };
+  etcd: { version: string; fsync: boolean } & EtcdBaseline;
   /** cpuPercent: % of one core used by each process during the watch phase (connect included). */
   watch: WatchResult & { cpuPercent: Record<string, number> };
   memory: MemoryResult;
@@ -26,8 +29,16 @@ export function renderReport(r: BenchResults): string {
     { section: `watch: ${int(w.watchers)} watchers, ${r.options.writesPerSecond} writes/s for ${r.options.watchSeconds} s (1 KiB secrets)` },
     { cells: ['write sent → event received', ms(w.fromSendMs.p50), ms(w.fromSendMs.p99), ms(w.fromSendMs.max), `n=${int(w.fromSendMs.count)}`] },
     { cells: ['write response → event received', ms(w.fromAckMs.p50), ms(w.fromAckMs.p99), ms(w.fromAckMs.max), 'negative = event first'] },
-    { cells: ['write round trip (POST/PUT, fsync)', ms(w.writeMs.p50), ms(w.writeMs.p99), ms(w.writeMs.max), `${w.achievedWritesPerSecond.toFixed(1)} writes/s`] },
-    { cells: ['events delivered / expected', '', '', '', `${int(w.eventsDelivered)} / ${int(w.eventsExpected)}`] },
+    {
+      cells: [
+        'write round trip (POST/PUT, fsync)',
+        ms(w.writeMs.p50),
+        ms(w.writeMs.p99),
+        ms(w.writeMs.max),
+        `sent at ${w.issuedWritesPerSecond.toFixed(0)}/s, all done in ${w.writesSeconds.toFixed(1)} s`,
+      ],
+    },
+    { cells: ['events delivered / expected', '', '', '', `${int(w.eventsDelivered)} / ${int(w.eventsExpected)} (drain ${w.drainSeconds.toFixed(1)} s)`] },
     {
       cells: [
         'missing / duplicated / out of order',
@@ -66,6 +77,16 @@ export function renderReport(r: BenchResults): string {
       ],
     },
     ...listRows(r),
+    { section: 'etcd alone (same etcd, fsync on)' },
+    {
+      cells: [
+        'raw etcd3 put, 1 KiB, 1 in flight',
+        ms(r.etcd.putLatencyMs.p50),
+        ms(r.etcd.putLatencyMs.p99),
+        ms(r.etcd.putLatencyMs.max),
+        `${r.etcd.putsPerSecond.toFixed(0)} puts/s`,
+      ],
+    },
   ];
   return renderTable(['row', 'p50', 'p99', 'max', 'notes'], rows);
 }

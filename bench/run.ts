@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { EmbeddedEtcd } from '../src/server/embedded-etcd';
+import { measureEtcdPutBaseline } from './etcd-baseline';
 import { apiList, measureListLatency, rawEtcdList } from './list-latency';
 import { measureMemoryPerObject } from './memory-per-object';
 import { renderReport, type BenchResults } from './report';
@@ -31,10 +32,13 @@ async function main(opts: BenchOptions): Promise<void> {
   const progress = progressPrinter();
   const machine = await describeMachine();
   const startedAt = new Date();
+  const loadAtStart = os.loadavg();
   process.stdout.write(
     `platform-apiserver bench — ${startedAt.toISOString()}\n` +
       `machine: ${machine.nproc} CPUs (${machine.cpuModel}), ${(machine.memoryTotalBytes / 2 ** 30).toFixed(1)} GiB, ` +
-      `${machine.platform} ${machine.kernel}; node ${machine.node}; etcd ${machine.etcd} (fsync on)\n\n`,
+      `${machine.platform} ${machine.kernel}; node ${machine.node}; etcd ${machine.etcd} (fsync on)\n` +
+      `load average at start: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}` +
+      `${loadAtStart[0] !== undefined && loadAtStart[0] > 0.5 ? ' — the machine is busy; figures will be noisy' : ''}\n\n`,
   );
 
   const dir = await mkdtemp(path.join(opts.tmpDir ?? os.tmpdir(), 'papi-bench-'));
@@ -44,6 +48,8 @@ async function main(opts: BenchOptions): Promise<void> {
     const etcdStart = process.hrtime.bigint();
     const { endpoints } = await etcd.start({ dataDir: path.join(dir, 'etcd'), logFile: path.join(dir, 'etcd.log') });
     progress('setup', `etcd ${endpoints[0]} ready in ${(Number(process.hrtime.bigint() - etcdStart) / 1e6).toFixed(0)} ms (data in ${dir})`);
+    progress('etcd', 'raw put baseline: 1 KiB values, 1 in flight, 2 s');
+    const etcdBaseline = await measureEtcdPutBaseline(endpoints, 2);
     const server = await forkServer({ etcdEndpoints: endpoints, prefix: PREFIX, watchCache: true, dir: path.join(dir, 'server') });
     cleanups.push(() => server.stop());
     progress('setup', `server (watch cache on) pid ${server.pid} listening at ${server.url}`);
@@ -68,9 +74,10 @@ async function main(opts: BenchOptions): Promise<void> {
     const list = await runListPhase(opts, endpoints, dir, load, progress);
     const watchCpu = await cpuMeter({ server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid });
     const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
-    cleanups.push(async () => watchClient.close());
+    const writer = new ApiClient(server, { maxSockets: 256 });
+    cleanups.push(async () => watchClient.close(), async () => writer.close());
     const watch = await measureWatchLatency(
-      load,
+      writer,
       watchClient,
       {
         namespace: WATCH_NS,
@@ -78,7 +85,7 @@ async function main(opts: BenchOptions): Promise<void> {
         writesPerSecond: opts.writesPerSecond,
         durationSeconds: opts.watchSeconds,
         objects: Math.min(100, opts.writesPerSecond * opts.watchSeconds),
-        drainSeconds: 10,
+        maxDrainSeconds: 20,
         connectConcurrency: 50,
       },
       progress,
@@ -90,7 +97,8 @@ async function main(opts: BenchOptions): Promise<void> {
       durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
       machine,
       options: opts,
-      etcd: { version: machine.etcd, fsync: true },
+      loadAverage: { start: loadAtStart, end: os.loadavg() },
+      etcd: { version: machine.etcd, fsync: true, ...etcdBaseline },
       watch: { ...watch, cpuPercent },
       memory,
       list,

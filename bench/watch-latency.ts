@@ -22,8 +22,8 @@ export interface WatchPlan {
   durationSeconds: number;
   /** Distinct secrets written: the first `objects` writes create, later ones update (PUT, unconditional). */
   objects: number;
-  /** How long to wait after the last write for stragglers. */
-  drainSeconds: number;
+  /** After the last write's response, wait for stragglers while events keep coming (at most this long). */
+  maxDrainSeconds: number;
   /** Watch streams opened in parallel while connecting. */
   connectConcurrency: number;
 }
@@ -33,9 +33,15 @@ export interface WatchResult {
   writesPlanned: number;
   writesOk: number;
   writeErrors: number;
-  achievedWritesPerSecond: number;
+  /** Rate at which writes were actually sent: open loop, except that a write waits for the previous write to the same object. */
+  issuedWritesPerSecond: number;
+  /** From the first write sent to the last write's response. */
+  writesSeconds: number;
+  /** From the last write's response until every event arrived or arrivals stopped (drain). */
+  drainSeconds: number;
   eventsExpected: number;
   eventsDelivered: number;
+  /** Expected events that had not arrived when the drain ended. */
   missing: number;
   duplicated: number;
   /** Events whose resourceVersion was not greater than the watcher's previous one. */
@@ -117,31 +123,35 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
   const writesStart = process.hrtime.bigint();
   try {
     const inFlight: Array<Promise<void>> = [];
+    const lastWriteOf = new Map<string, Promise<void>>();
     for (let seq = 0; seq < totalWrites; seq++) {
       // Open loop: write `seq` is due at start + seq / rate, whether or not earlier writes returned.
       const dueMs = (seq * 1000) / plan.writesPerSecond;
       const waitMs = dueMs - Number(process.hrtime.bigint() - writesStart) / 1e6;
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
-      inFlight.push(
-        (async () => {
-          const name = `w-${seq % plan.objects}`;
-          const body = secret(plan.namespace, name, { [WRITE_MARKER]: String(seq) });
-          const t = process.hrtime.bigint();
-          sentAt[seq] = Number(t - base) / 1e6;
-          const res =
-            seq < plan.objects
-              ? await writer.request('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, body)
-              : await writer.request('PUT', `/api/v1/namespaces/${plan.namespace}/secrets/${name}`, body);
-          const done = process.hrtime.bigint();
-          if (res.status === 200 || res.status === 201) {
-            ackAt[seq] = Number(done - base) / 1e6;
-            writeMs.push(Number(done - t) / 1e6);
-          } else {
-            writeErrors++;
-            firstWriteError ??= `${res.status}: ${res.body.toString('utf8').slice(0, 200)}`;
-          }
-        })(),
-      );
+      const name = `w-${seq % plan.objects}`;
+      const previous = lastWriteOf.get(name);
+      const write = (async () => {
+        // An update waits for the same object's previous write (its create may still be in flight).
+        await previous;
+        const body = secret(plan.namespace, name, { [WRITE_MARKER]: String(seq) });
+        const t = process.hrtime.bigint();
+        sentAt[seq] = Number(t - base) / 1e6;
+        const res = await (seq < plan.objects
+          ? writer.request('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, body)
+          : writer.request('PUT', `/api/v1/namespaces/${plan.namespace}/secrets/${name}`, body)
+        ).catch((e: Error) => ({ status: 0, body: Buffer.from(e.message) }));
+        const done = process.hrtime.bigint();
+        if (res.status === 200 || res.status === 201) {
+          ackAt[seq] = Number(done - base) / 1e6;
+          writeMs.push(Number(done - t) / 1e6);
+        } else {
+          writeErrors++;
+          firstWriteError ??= `${res.status}: ${res.body.toString('utf8').slice(0, 200)}`;
+        }
+      })();
+      lastWriteOf.set(name, write);
+      inFlight.push(write);
     }
     await Promise.all(inFlight);
     const writesSeconds = Number(process.hrtime.bigint() - writesStart) / 1e9;
@@ -150,8 +160,7 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
 
     const writesOk = writeMs.length;
     const expected = writesOk * plan.watchers;
-    const drainDeadline = Date.now() + plan.drainSeconds * 1000;
-    while (counters.delivered < expected && Date.now() < drainDeadline) await new Promise((r) => setTimeout(r, 50));
+    const drainSeconds = await drain(() => counters.delivered, expected, plan.maxDrainSeconds);
 
     const fromSend: number[] = [];
     const fromAck: number[] = [];
@@ -169,7 +178,9 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
       writesPlanned: totalWrites,
       writesOk,
       writeErrors,
-      achievedWritesPerSecond: totalWrites / writesSeconds,
+      issuedWritesPerSecond: sendRate(sentAt),
+      writesSeconds,
+      drainSeconds,
       eventsExpected: expected,
       eventsDelivered: counters.delivered,
       missing: expected - fromSend.length,
@@ -189,4 +200,28 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
     closing = true;
     for (const w of watches) w.close();
   }
+}
+
+/** Writes per second actually sent: (n - 1) over the span between the first and the last send. */
+function sendRate(sentAtMs: Float64Array): number {
+  const sent = Array.from(sentAtMs).filter((t) => !Number.isNaN(t));
+  if (sent.length < 2) return Number.NaN;
+  return ((sent.length - 1) * 1000) / (Math.max(...sent) - Math.min(...sent));
+}
+
+/** Waits until `delivered()` reaches `expected`, nothing arrived for 3 s, or `maxSeconds` passed; returns seconds waited. */
+async function drain(delivered: () => number, expected: number, maxSeconds: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  let last = delivered();
+  let lastChange = start;
+  while (delivered() < expected) {
+    const now = process.hrtime.bigint();
+    if (delivered() !== last) {
+      last = delivered();
+      lastChange = now;
+    }
+    if (Number(now - lastChange) / 1e9 > 3 || Number(now - start) / 1e9 > maxSeconds) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return Number(process.hrtime.bigint() - start) / 1e9;
 }

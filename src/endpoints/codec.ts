@@ -12,6 +12,19 @@ export interface ProtobufSerializer {
   encodeWatchEvent(type: string, objectBytes: Buffer): Buffer;
 }
 
+/**
+ * The CBOR codec as the endpoints use it (storage/codec/cbor-codec.ts implements it); present only
+ * while CBORServingAndStorage is on.
+ */
+export interface CborSerializer {
+  /** Self-described CBOR of one object, list or Status. */
+  encode(obj: Record<string, unknown>): Buffer;
+  /** One item of an `application/cbor-seq` watch stream; `objectBytes` is encode(object). */
+  encodeWatchEvent(type: string, objectBytes: Buffer): Buffer;
+  /** One CBOR item → kube's JSON shape; throws (any Error) when the body is not acceptable CBOR. */
+  decode(body: Buffer): unknown;
+}
+
 /** Parses a request body; undecodable input is a 400 naming the expected kind as kube does. */
 export function decodeBody(
   body: Buffer,
@@ -19,10 +32,26 @@ export function decodeBody(
   expectedKind: string,
   protobuf?: ProtobufSerializer,
   expectedApiVersion = 'v1',
+  cbor?: CborSerializer,
 ): unknown {
   if (format === 'protobuf') {
     if (!protobuf) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
     return protobuf.decode(body, { into: { apiVersion: expectedApiVersion, kind: expectedKind } });
+  }
+  if (format === 'cbor') {
+    if (!cbor) throw errors.unsupportedMediaType(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
+    try {
+      const v = cbor.decode(body);
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+        throw new Error(`cbor: cannot unmarshal ${Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'string' ? 'byte string' : typeof v === 'number' ? 'integer' : 'primitives'} into Go value of type v1.TypeMeta`);
+      }
+      return v;
+    } catch (e) {
+      // kube: the CBOR meta factory cannot read apiVersion/kind, worded by transformDecodeError.
+      throw errors.badRequest(
+        `the object provided is unrecognized (must be of type ${expectedKind}): unable to determine group/version/kind: ${(e as Error).message} (${summarizeData(body)})`,
+      );
+    }
   }
   const text = body.toString('utf8');
   try {
@@ -53,8 +82,13 @@ export function orderTopLevel(obj: unknown): unknown {
   return out;
 }
 
-export function encodeBody(obj: unknown, format: OutputFormat, pretty: boolean, protobuf?: ProtobufSerializer): Buffer {
+/**
+ * Encodes a response body in the negotiated format: JSON (kube's key order, trailing newline,
+ * indented when pretty), YAML, protobuf or CBOR (when their serializer is given; else JSON).
+ */
+export function encodeBody(obj: unknown, format: OutputFormat, pretty: boolean, protobuf?: ProtobufSerializer, cbor?: CborSerializer): Buffer {
   if (format === 'protobuf' && protobuf) return protobuf.encode(obj as Record<string, unknown>);
+  if (format === 'cbor' && cbor) return cbor.encode(obj as Record<string, unknown>);
   const ordered = orderTopLevel(obj);
   // go-yaml (sigs.k8s.io/yaml) double-quotes the strings it must quote, e.g. timestamps and numbers.
   if (format === 'yaml') return Buffer.from(yaml.dump(ordered, { noRefs: true, lineWidth: -1, sortKeys: false, quotingType: '"' }));

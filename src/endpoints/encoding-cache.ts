@@ -3,11 +3,12 @@
  * watch cache hands every watcher the same object, so the encoding is memoised by identity.
  * One instance per server (never module state); entries go when the objects are collected.
  */
-import type { ProtobufSerializer } from './codec';
+import type { CborSerializer, ProtobufSerializer } from './codec';
 
 export class EncodingCache {
   private readonly json = new WeakMap<object, string>();
   private readonly protobuf = new WeakMap<object, Buffer>();
+  private readonly cbor = new WeakMap<object, Buffer>();
 
   jsonOf(obj: object): string {
     let s = this.json.get(obj);
@@ -23,6 +24,15 @@ export class EncodingCache {
     if (b === undefined) {
       b = codec.encode(obj as Record<string, unknown>);
       this.protobuf.set(obj, b);
+    }
+    return b;
+  }
+
+  cborOf(obj: object, codec: CborSerializer): Buffer {
+    let b = this.cbor.get(obj);
+    if (b === undefined) {
+      b = codec.encode(obj as Record<string, unknown>);
+      this.cbor.set(obj, b);
     }
     return b;
   }

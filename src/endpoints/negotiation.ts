@@ -31,9 +31,12 @@ export function parseMediaType(s: string): MediaType | null {
   return { type, params, q: Number.isFinite(q) ? q : 0 };
 }
 
-export type OutputFormat = 'json' | 'yaml' | 'protobuf';
+export type OutputFormat = 'json' | 'yaml' | 'protobuf' | 'cbor';
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
+/** CBOR (alpha, gate CBORServingAndStorage): single items; watches answer `application/cbor-seq`. */
+export const cborMediaType = 'application/cbor';
+export const cborSeqMediaType = 'application/cbor-seq';
 
 export interface ResponseTarget {
   format: OutputFormat;
@@ -42,17 +45,35 @@ export interface ResponseTarget {
   as?: { kind: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; version: string };
 }
 
+// kube's SupportedMediaTypes order: JSON, YAML, protobuf, then CBOR when its gate is on.
 const serializers: Array<{ type: string; format: OutputFormat }> = [
   { type: 'application/json', format: 'json' },
   { type: 'application/yaml', format: 'yaml' },
   { type: protobufMediaType, format: 'protobuf' },
+  { type: cborMediaType, format: 'cbor' },
 ];
 
-export const acceptedMediaTypes = serializers.map((s) => s.type);
+/** The media types a 406/415 lists with CBOR off (kube lists them whether or not the kind has protobuf). */
+export const acceptedMediaTypes = serializers.filter((s) => s.format !== 'cbor').map((s) => s.type);
 
-function matchSerializer(type: string): (typeof serializers)[number] | undefined {
+/** The media types listed in 406/415 Status messages. */
+export function supportedMediaTypes(opts: { cbor?: boolean } = {}): string[] {
+  return serializers.filter((s) => opts.cbor || s.format !== 'cbor').map((s) => s.type);
+}
+
+function matchSerializer(type: string, cbor: boolean): (typeof serializers)[number] | undefined {
   if (type === '*/*' || type === 'application/*') return serializers[0];
-  return serializers.find((s) => s.type === type);
+  // With the gate off, application/cbor is as unknown as any other type.
+  return serializers.find((s) => s.type === type && (cbor || s.format !== 'cbor'));
+}
+
+/** What an endpoint can produce for the requested kind. */
+export interface NegotiateOptions {
+  allowTable: boolean;
+  /** The kind (and its list) has a protobuf form. */
+  protobuf: boolean;
+  /** CBOR is served (CBORServingAndStorage on). */
+  cbor?: boolean;
 }
 
 /**
@@ -61,10 +82,11 @@ function matchSerializer(type: string): (typeof serializers)[number] | undefined
  * entry wins). Protobuf only where the kind has a protobuf form (Table never has). 406 when
  * nothing matches.
  */
-export function negotiateObject(accept: string | undefined, opts: { allowTable: boolean; protobuf: boolean }): ResponseTarget {
+export function negotiateObject(accept: string | undefined, opts: NegotiateOptions): ResponseTarget {
+  const cbor = opts.cbor ?? false;
   for (const m of parseAccept(accept)) {
     if (m.q <= 0) continue;
-    const s = matchSerializer(m.type);
+    const s = matchSerializer(m.type, cbor);
     if (!s) continue;
     if (s.format === 'protobuf' && !opts.protobuf) continue;
     const as = m.params.as;
@@ -80,14 +102,17 @@ export function negotiateObject(accept: string | undefined, opts: { allowTable: 
       return { format: s.format, contentType: s.type, as: { kind: as, version: m.params.v } };
     }
   }
-  throw errors.notAcceptable(acceptedMediaTypes);
+  throw errors.notAcceptable(supportedMediaTypes({ cbor }));
 }
 
-/** The format of a request body, from Content-Type (absent → JSON, as kube). 415 otherwise. */
-export function requestBodyFormat(contentType: string | undefined): OutputFormat {
+/**
+ * The format of a request body, from Content-Type (absent → JSON, as kube). 415 otherwise;
+ * `application/cbor` only with `opts.cbor` (the gate), else it is as unknown as any other type.
+ */
+export function requestBodyFormat(contentType: string | undefined, opts: { cbor?: boolean } = {}): OutputFormat {
   if (!contentType || !contentType.trim()) return 'json';
   const m = parseMediaType(contentType);
-  const s = m && serializers.find((x) => x.type === m.type);
-  if (!s) throw errors.unsupportedMediaType(acceptedMediaTypes);
+  const s = m && serializers.find((x) => x.type === m.type && (opts.cbor || x.format !== 'cbor'));
+  if (!s) throw errors.unsupportedMediaType(supportedMediaTypes(opts));
   return s.format;
 }

@@ -10,7 +10,7 @@ import { patchHandler } from './handlers/patch';
 import { getHandler, listHandler } from './handlers/read';
 import { updateHandler } from './handlers/update';
 import { watchHandler } from './handlers/watch';
-import type { ProtobufSerializer } from './codec';
+import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
 import type { RequestInfo } from './request-info';
 import type { HandlerScope, VerbHandler } from './scope';
@@ -41,6 +41,8 @@ export interface ResourceRouterDeps {
   /** Aborted when the server shuts down: long-running requests (watches) end cleanly. */
   shutdownSignal?: AbortSignal;
   protobuf?: ProtobufSerializer;
+  /** Given only while CBORServingAndStorage is on. */
+  cbor?: CborSerializer;
   encodings: EncodingCache;
 }
 
@@ -52,6 +54,8 @@ export async function serveResource(
   user: UserInfo | undefined,
   warnings: string[],
 ): Promise<void> {
+  // Errors of this request may be negotiated to CBOR too (responses.ts writeError reads it).
+  if (deps.cbor) res.locals.cbor = deps.cbor;
   const store = deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
   if (!store || info.parts.length > 3) throw routeNotFound();
   const def = store.def;
@@ -81,6 +85,7 @@ export async function serveResource(
     query,
     schemas: deps.schemas,
     protobuf: deps.protobuf,
+    cbor: deps.cbor,
     encodings: deps.encodings,
     ctx: {
       user,

@@ -2,7 +2,7 @@
 import type { Response } from 'express';
 import { ApiError, KubeList, KubeObject, Status, errors } from '../api';
 import { GenericStore, IncludeObject, toTable } from '../registry';
-import { encodeBody } from './codec';
+import { CborSerializer, encodeBody } from './codec';
 import { ResponseTarget, negotiateObject } from './negotiation';
 import type { HandlerScope } from './scope';
 
@@ -16,7 +16,7 @@ export function writeWarnings(res: Response, warnings: string[]): void {
 
 /** Negotiates the response of a handler; protobuf only where the kind (and its list) has a protobuf form. */
 export function negotiate(s: HandlerScope): ResponseTarget {
-  return negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s) });
+  return negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s), cbor: !!s.cbor });
 }
 
 export function protobufServes(s: HandlerScope): boolean {
@@ -35,7 +35,7 @@ function send(s: HandlerScope, code: number, target: ResponseTarget, body: unkno
   writeWarnings(s.res, s.ctx.warnings);
   const pretty = s.query.pretty === 'true' || s.query.pretty === '1';
   // kube writes the bare media type (no charset parameter).
-  s.res.status(code).setHeader('Content-Type', target.contentType).send(encodeBody(body, target.format, pretty, s.protobuf));
+  s.res.status(code).setHeader('Content-Type', target.contentType).send(encodeBody(body, target.format, pretty, s.protobuf, s.cbor));
 }
 
 /** Converts one object (or list) to what the client negotiated: Table, partial metadata or itself. */
@@ -85,11 +85,17 @@ export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)
   send(s, 200, target, body);
 }
 
-/** kube's ErrorNegotiated: a Status is encoded like any object (YAML when asked); JSON when nothing else fits. */
-function errorTarget(res: Response): { format: 'json' | 'yaml'; contentType: string } {
+/**
+ * kube's ErrorNegotiated: a Status is encoded like any object (YAML, or CBOR while its gate is on,
+ * when asked); JSON when nothing else fits. The CBOR serializer reaches the error path through
+ * `res.locals.cbor` (set by the resource router for every resource request while the gate is on).
+ */
+function errorTarget(res: Response): { format: 'json' | 'yaml' | 'cbor'; contentType: string } {
+  const cbor = cborOf(res);
   try {
-    const t = negotiateObject(res.req?.headers.accept, { allowTable: true, protobuf: false });
+    const t = negotiateObject(res.req?.headers.accept, { allowTable: true, protobuf: false, cbor: !!cbor });
     if (t.format === 'yaml') return { format: 'yaml', contentType: 'application/yaml' };
+    if (t.format === 'cbor') return { format: 'cbor', contentType: 'application/cbor' };
   } catch {
     // 406 for the Status itself: kube falls back to JSON.
   }
@@ -105,5 +111,9 @@ export function writeError(res: Response, err: ApiError, warnings: string[] = []
   writeWarnings(res, warnings);
   for (const [k, v] of Object.entries(err.headers())) res.setHeader(k, v);
   const target = errorTarget(res);
-  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, false));
+  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, false, undefined, cborOf(res)));
+}
+
+function cborOf(res: Response): CborSerializer | undefined {
+  return res.locals?.cbor as CborSerializer | undefined;
 }

@@ -2,7 +2,7 @@
 import type { Request, Response } from 'express';
 import type { GenericStore, RequestContext } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
-import type { ProtobufSerializer } from './codec';
+import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
 import type { RequestInfo } from './request-info';
 
@@ -16,6 +16,8 @@ export interface HandlerScope {
   query: Record<string, string | undefined>;
   /** Present when protobuf is served (kinds it does not know answer 406/415 as for custom resources). */
   protobuf?: ProtobufSerializer;
+  /** Present only while CBORServingAndStorage is on (else application/cbor is 406/415). */
+  cbor?: CborSerializer;
   /** Per-server memo of watch event encodings (shared by every watcher). */
   encodings: EncodingCache;
 }

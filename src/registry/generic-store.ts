@@ -105,6 +105,12 @@ export class GenericStore {
       return list;
     } catch (e) {
       if (isStorageError(e, 'Compacted')) throw plan.expired();
+      const exact = plan.options.exactRevision;
+      if (isStorageError(e, 'TooLargeResourceVersion') && e.requested === undefined && exact !== undefined) {
+        // etcd refuses a read at a revision it has not reached without naming either; kube's 504 names both.
+        const current = await this.deps.storage.currentRevision().catch(() => e.revision);
+        throw errors.tooLargeResourceVersion(exact, current);
+      }
       throw this.translate(e, '', 'list');
     }
   }

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
 
-type K8s = typeof import('@kubernetes/client-node');
+import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
+
+type K8s = typeof K8sModule;
 
 let k8s: K8s;
 let etcd: TestEtcd;
@@ -42,7 +44,7 @@ async function secret(s: TestServer, method: 'POST' | 'PUT' | 'DELETE', name: st
 }
 
 /** Polls until the informer's cache equals the server's list (names and resourceVersions). */
-async function inSync(informer: { list(): Array<{ metadata?: { name?: string; resourceVersion?: string } }> }, s: TestServer): Promise<string[]> {
+async function inSync(informer: { list(): ReadonlyArray<{ metadata?: { name?: string; resourceVersion?: string } }> }, s: TestServer): Promise<string[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const truth = (await s.request('GET', '/api/v1/namespaces/inf/secrets')).json().items.map(

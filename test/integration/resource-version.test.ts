@@ -153,19 +153,21 @@ describe.each([{ watchCache: true }, { watchCache: false }])('resourceVersion se
       expect(gone.status).toBe(404);
     });
 
-    test('a resourceVersion far in the future: get and list wait, then 504 Too large resource version with Retry-After: 1', async () => {
+    test('a resourceVersion far in the future: get and list (not older than, Exact) answer 504 Too large resource version with Retry-After: 1', async () => {
       const ns = await namespace();
       await createSecret(ns, 's');
       const current = await srv.etcdStore.currentRevision();
       const future = current + 1000n;
       const started = Date.now();
       // Both waits run at once (kube's blockTimeout is 3 s each).
-      const [get, listed] = await Promise.all([
+      const [get, listed, exact, legacyExact] = await Promise.all([
         srv.request('GET', `/api/v1/namespaces/${ns}/secrets/s?resourceVersion=${future}`),
         listRaw(ns, `resourceVersion=${future}`),
+        listRaw(ns, `resourceVersion=${future}&resourceVersionMatch=Exact`),
+        listRaw(ns, `limit=1&resourceVersion=${future}`),
       ]);
       expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
-      for (const r of [get, listed]) {
+      for (const r of [get, listed, exact, legacyExact]) {
         expectStatus(r, tooLarge(future, current));
         expect(r.headers['retry-after']).toBe('1');
       }

@@ -157,7 +157,9 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
       const ns = await seeded();
       const from = await listRV(ns);
       await createSecret(ns, 'c');
-      await compactAll();
+      await createSecret(ns, 'd');
+      // etcd keeps the compaction revision itself: `from` + 1 is gone only when compacted past it.
+      expect(await compactAll()).toBeGreaterThan(BigInt(from) + 1n);
       const w = await watch(`/api/v1/namespaces/${ns}/secrets?watch=1&resourceVersion=${from}`);
       const [ev] = await w.next(1);
       expect(ev?.type).toBe('ERROR');
@@ -172,26 +174,33 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
   });
 
   describe('timeouts and waits', () => {
-    test('a future resourceVersion: ERROR 504 Too large resource version after the wait; timeoutSeconds=3 ends with a bookmark first', async () => {
+    // One test, so that the 3 s waits run side by side.
+    test('timeoutSeconds=3 ends the stream after 3 s with a bookmark shortly before; a future resourceVersion is ERROR 504 after the wait', async () => {
       const ns = await seeded();
       const current = await srv.etcdStore.currentRevision();
       const future = current + 1000n;
-      const started = Date.now();
-      const [tooNew, timed] = await Promise.all([
-        watch(`/api/v1/namespaces/${ns}/secrets?watch=1&resourceVersion=${future}`),
-        watch(`/api/v1/namespaces/${ns}/secrets?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${current}`),
-      ]);
-      const [err] = await tooNew.next(1, 6000);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
-      expect(err).toEqual({
+      const tooLarge = {
         type: 'ERROR',
         object: failure(504, 'Timeout', `Timeout: Too large resource version: ${future}, current: ${current}`, {
           causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
           retryAfterSeconds: 1,
         }),
-      });
-      await tooNew.ended;
-
+      };
+      const started = Date.now();
+      const base = `/api/v1/namespaces/${ns}/secrets?watch=1`;
+      const [timed, initialEvents, plain] = await Promise.all([
+        watch(`${base}&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${current}`),
+        watch(`${base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${future}`),
+        // Only the watch cache answers a plain watch at a future RV with 504: the etcd path (like kube's
+        // etcd3 watcher) starts an etcd watch there and waits for it (reported, not asserted).
+        watchCache ? watch(`${base}&resourceVersion=${future}`) : undefined,
+      ]);
+      for (const w of plain ? [initialEvents, plain] : [initialEvents]) {
+        expect(await w.next(1, 6000)).toEqual([tooLarge]);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+        await w.ended;
+        expect(w.all).toHaveLength(1);
+      }
       await timed.ended;
       const elapsed = Date.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(2900);
@@ -333,7 +342,16 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
     ];
     expect((await onOther.next(4)).map(triple)).toEqual(expected);
     expect((await onThis.next(4)).map(triple)).toEqual(expected);
-    const at = writes[3]?.metadata.resourceVersion as string;
+    // Reads on one replica honour RVs handed out by the other: a write through `other`, then at once a
+    // consistent list and a not-older-than get on `srv` see it.
+    const d = await createSecret(ns, 'd', undefined, other);
+    const [consistent, notOlder] = await Promise.all([
+      srv.request('GET', `/api/v1/namespaces/${ns}/secrets`),
+      srv.request('GET', `/api/v1/namespaces/${ns}/secrets/d?resourceVersion=${d.metadata.resourceVersion}`),
+    ]);
+    expect(consistent.json().items.map((i: Obj) => i.metadata.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(notOlder.json().metadata.resourceVersion).toBe(d.metadata.resourceVersion);
+    const at = d.metadata.resourceVersion;
     for (const q of ['', `?resourceVersion=${at}`, `?resourceVersion=${at}&resourceVersionMatch=Exact`]) {
       const [x, y] = await Promise.all([srv, other].map((s) => s.request('GET', `/api/v1/namespaces/${ns}/secrets${q}`)));
       expect(y?.json().items).toEqual(x?.json().items);
@@ -367,6 +385,14 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
     expect((await w.next(12)).map(triple)).toEqual(writes.map((o, i) => [i < 8 ? 'ADDED' : 'MODIFIED', o.metadata.name, o.metadata.resourceVersion]));
     const last = await createSecret(ns, 'last', undefined, small);
     expect((await w.next(1)).map(triple)).toEqual([['ADDED', 'last', last.metadata.resourceVersion]]);
+    // Every start around the window's edge (the cache keeps the last 5 events) gets exactly what follows it.
+    const all = [...writes, last].map((o) => o.metadata.resourceVersion);
+    await Promise.all(
+      all.slice(0, -1).map(async (from, i) => {
+        const wk = await watch(`/api/v1/namespaces/${ns}/secrets?watch=1&resourceVersion=${from}`, small);
+        expect((await wk.next(all.length - i - 1)).map((e) => e.object.metadata.resourceVersion)).toEqual(all.slice(i + 1));
+      }),
+    );
 
     await compactAll(small);
     const expired = await watch(`/api/v1/namespaces/${ns}/secrets?watch=1&resourceVersion=${from}`, small);

@@ -16,7 +16,8 @@ async function deleteOptions(s: HandlerScope): Promise<DeleteOptions & { dryRun:
   const opts: DeleteOptions & { dryRun: boolean } = { dryRun: parseDryRun(s, 'DeleteOptions') };
   const body = await readBody(s.req);
   if (body.length > 0) {
-    const raw = decodeBody(body, requestBodyFormat(s.req.headers['content-type']), 'DeleteOptions', s.protobuf);
+    const format = requestBodyFormat(s.req.headers['content-type'], { cbor: !!s.cbor });
+    const raw = decodeBody(body, format, 'DeleteOptions', s.protobuf, undefined, s.cbor);
     if (!isObject(raw)) throw errors.badRequest('the object provided is unrecognized (must be of type DeleteOptions)');
     if (raw.kind !== undefined && raw.kind !== 'DeleteOptions') {
       throw errors.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): unexpected kind ${String(raw.kind)}`);

@@ -1,5 +1,6 @@
 /**
- * Watch: a chunked stream of one JSON document per event (or length-prefixed protobuf WatchEvents).
+ * Watch: a chunked stream of one JSON document per event (or length-prefixed protobuf WatchEvents,
+ * or a CBOR sequence).
  * Errors before the stream starts are ordinary HTTP errors; after it they arrive as an ERROR event
  * and the stream ends. A client that cannot keep up is disconnected (it relists), so a slow reader
  * never makes the server buffer without bound.
@@ -7,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { KubeObject, errors } from '../../api';
 import type { WatchEvent } from '../../registry';
-import { negotiateObject } from '../negotiation';
+import { cborSeqMediaType, negotiateObject } from '../negotiation';
 import { convertForTarget, protobufServes, writeWarnings } from '../responses';
 import type { HandlerScope } from '../scope';
 import { listQuery, parseBoolParam, parseIntParam } from './read';
@@ -24,11 +25,13 @@ const maxBufferedBytes = 16 * 1024 * 1024;
 const timeoutBookmarkLeadMs = 2000;
 
 export async function watchHandler(s: HandlerScope): Promise<void> {
-  const target = negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s) });
+  const target = negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s), cbor: !!s.cbor });
   // YAML has no stream framing (kube answers 406); protobuf streams length-prefixed WatchEvents.
-  if (target.format === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.kubernetes.protobuf']);
+  if (target.format === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.kubernetes.protobuf', ...(s.cbor ? [cborSeqMediaType] : [])]);
   const protobuf = target.format === 'protobuf' ? s.protobuf : undefined;
-  const contentType = protobuf ? `${target.contentType};stream=watch` : target.contentType;
+  // kube answers a CBOR watch as application/cbor-seq: one self-described item per event.
+  const cbor = target.format === 'cbor' ? s.cbor : undefined;
+  const contentType = protobuf ? `${target.contentType};stream=watch` : cbor ? cborSeqMediaType : target.contentType;
   const query = { ...listQuery(s), allowWatchBookmarks: parseBoolParam(s.query.allowWatchBookmarks) ?? false };
   if (s.info.name) query.fieldSelector = [query.fieldSelector, `metadata.name=${s.info.name}`].filter(Boolean).join(',');
   const timeoutSeconds = parseIntParam('timeoutSeconds', s.query.timeoutSeconds) ?? defaultTimeoutSeconds();
@@ -79,6 +82,10 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     if (protobuf) {
       const bytes = shared ? s.encodings.protobufOf(object, protobuf) : protobuf.encode(object as Record<string, unknown>);
       return protobuf.encodeWatchEvent(e.type, bytes);
+    }
+    if (cbor) {
+      const bytes = shared ? s.encodings.cborOf(object, cbor) : cbor.encode(object as Record<string, unknown>);
+      return cbor.encodeWatchEvent(e.type, bytes);
     }
     return `{"type":"${e.type}","object":${shared ? s.encodings.jsonOf(object) : JSON.stringify(object)}}\n`;
   };

@@ -60,10 +60,10 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
   return obj;
 }
 
-/** Reads and decodes the request body of a create/update into the endpoint's kind. */
+/** Reads and decodes the request body of a create/update (JSON, YAML, protobuf, or CBOR while its gate is on) into the endpoint's kind. */
 export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
-  const format = requestBodyFormat(s.req.headers['content-type']);
+  const format = requestBodyFormat(s.req.headers['content-type'], { cbor: !!s.cbor });
   const body = await readBody(s.req);
   if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
-  return admitObject(s, decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion), parseFieldValidation(s));
+  return admitObject(s, decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor), parseFieldValidation(s));
 }

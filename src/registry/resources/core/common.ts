@@ -43,3 +43,10 @@ export function isImmutable(obj: KubeObject): boolean {
 }
 
 export const immutableDetail = 'field is immutable when `immutable` is set';
+
+/** reflect.DeepEqual of two string maps, treating absent and empty alike (key order is irrelevant). */
+export function mapsEqual(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  const ak = Object.keys(a ?? {});
+  if (ak.length !== Object.keys(b ?? {}).length) return false;
+  return ak.every((k) => Object.prototype.hasOwnProperty.call(b ?? {}, k) && (a ?? {})[k] === (b ?? {})[k]);
+}

@@ -1,19 +1,42 @@
 /** core/v1 ConfigMap: data, binaryData, immutable. */
-import { FieldError, KubeObject, fieldErrors } from '../../../api';
+import { FieldError, FieldPath, KubeObject, fieldErrors } from '../../../api';
 import { ResourceDefinition, allVerbs, baseStrategy } from '../../resource';
-import { ageColumn, base64Size, immutableDetail, isImmutable, maxDataSize, nameColumn, validateDataKeys } from './common';
+import { ageColumn, base64Size, immutableDetail, isImmutable, mapsEqual, maxDataSize, nameColumn, validateDataKeys } from './common';
 
-function validateConfigMap(obj: KubeObject): FieldError[] {
-  const data = (obj.data as Record<string, string> | undefined) ?? {};
-  const binary = (obj.binaryData as Record<string, string> | undefined) ?? {};
-  const errs = [...validateDataKeys(data, 'data'), ...validateDataKeys(binary, 'binaryData')];
-  for (const k of Object.keys(binary)) {
-    if (k in data) errs.push(fieldErrors.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+type DataMap = Record<string, string>;
+
+/** kube's ValidateConfigMap: valid keys, no key in both maps, total size ≤ 1 MiB (reported at path ""). */
+export function validateConfigMap(obj: KubeObject): FieldError[] {
+  const data = (obj.data as DataMap | undefined) ?? {};
+  const binary = (obj.binaryData as DataMap | undefined) ?? {};
+  const errs: FieldError[] = [];
+  let size = 0;
+  for (const [k, v] of Object.entries(data)) {
+    errs.push(...validateDataKeys({ [k]: v }, 'data'));
+    if (k in binary) errs.push(fieldErrors.invalid(FieldPath.root('data').key(k), k, 'duplicate of key present in binaryData'));
+    size += Buffer.byteLength(v, 'utf8');
   }
-  let size = base64Size(binary);
-  for (const v of Object.values(data)) size += Buffer.byteLength(v, 'utf8');
+  for (const [k, v] of Object.entries(binary)) {
+    errs.push(...validateDataKeys({ [k]: v }, 'binaryData'));
+    if (k in data) errs.push(fieldErrors.invalid(FieldPath.root('binaryData').key(k), k, 'duplicate of key present in data'));
+    size += base64Size({ [k]: v });
+  }
+  // kube passes the empty path to say the error refers to the whole object.
   if (size > maxDataSize) errs.push(fieldErrors.tooLong('', maxDataSize));
   return errs;
+}
+
+/** kube's ValidateConfigMapUpdate: the `immutable` freeze (immutable, data, binaryData), then ValidateConfigMap. */
+export function validateConfigMapUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  if (isImmutable(old)) {
+    if (!isImmutable(obj)) errs.push(fieldErrors.forbidden('immutable', immutableDetail));
+    if (!mapsEqual(obj.data as DataMap | undefined, old.data as DataMap | undefined)) errs.push(fieldErrors.forbidden('data', immutableDetail));
+    if (!mapsEqual(obj.binaryData as DataMap | undefined, old.binaryData as DataMap | undefined)) {
+      errs.push(fieldErrors.forbidden('binaryData', immutableDetail));
+    }
+  }
+  return [...errs, ...validateConfigMap(obj)];
 }
 
 export const configmaps: ResourceDefinition = {
@@ -34,17 +57,7 @@ export const configmaps: ResourceDefinition = {
   strategy: {
     ...baseStrategy,
     validate: (_ctx, obj) => validateConfigMap(obj),
-    validateUpdate: (_ctx, obj, old) => {
-      const errs = validateConfigMap(obj);
-      if (isImmutable(old)) {
-        if (JSON.stringify(obj.data ?? {}) !== JSON.stringify(old.data ?? {})) errs.push(fieldErrors.forbidden('data', immutableDetail));
-        if (JSON.stringify(obj.binaryData ?? {}) !== JSON.stringify(old.binaryData ?? {})) {
-          errs.push(fieldErrors.forbidden('binaryData', immutableDetail));
-        }
-        if (!isImmutable(obj)) errs.push(fieldErrors.forbidden('immutable', immutableDetail));
-      }
-      return errs;
-    },
+    validateUpdate: (_ctx, obj, old) => validateConfigMapUpdate(obj, old),
   },
   selectableFields: {},
   fieldSelectorError: (label) => `"${label}" is not a known field selector: only "metadata.name", "metadata.namespace"`,

@@ -1,53 +1,15 @@
-/** core/v1 ResourceQuota with its status subresource (seed 001). Enforcement arrives with the quota issue. */
-import { FieldError, FieldPath, KubeObject, fieldErrors } from '../../../api';
-import { QuantityParseError, parseQuantity } from '../../../api/quantity';
+/** core/v1 ResourceQuota with its status subresource (seed 001; kube-facts §6). Enforcement: admission/plugins/resource-quota.ts; usage: controllers/quota-controller.ts. */
+import type { KubeObject } from '../../../api';
 import { ResourceDefinition, Strategy, allVerbs, baseStrategy } from '../../resource';
 import { ageColumn, nameColumn } from './common';
-
-type QuantityMap = Record<string, string | number>;
-
-/** Parses every quantity of a map, collecting kube-style field errors. */
-function validateQuantities(map: QuantityMap | undefined, path: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const [name, q] of Object.entries(map ?? {})) {
-    try {
-      if (parseQuantity(q).sign() < 0) errs.push(fieldErrors.invalid(path.key(name), String(q), 'must be greater than or equal to 0'));
-    } catch (e) {
-      if (!(e instanceof QuantityParseError)) throw e;
-      errs.push(fieldErrors.invalid(path.key(name), String(q), e.message));
-    }
-  }
-  return errs;
-}
-
-function canonicalMap(map: QuantityMap | undefined): Record<string, string> | undefined {
-  if (!map) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(map)) out[k] = parseQuantity(v).toString();
-  return out;
-}
-
-function spec(o: KubeObject): { hard?: QuantityMap } {
-  return (o.spec as { hard?: QuantityMap } | undefined) ?? {};
-}
-function status(o: KubeObject): { hard?: QuantityMap; used?: QuantityMap } {
-  return (o.status as { hard?: QuantityMap; used?: QuantityMap } | undefined) ?? {};
-}
-
-function validateQuota(o: KubeObject): FieldError[] {
-  return [
-    ...validateQuantities(spec(o).hard, FieldPath.root('spec').child('hard')),
-    ...validateQuantities(status(o).hard, FieldPath.root('status').child('hard')),
-    ...validateQuantities(status(o).used, FieldPath.root('status').child('used')),
-  ];
-}
+import { canonicalQuantities, quotaStatus as status, validateQuota, validateQuotaStatus, validateQuotaUpdate } from './quota-validation';
 
 function canonicalize(o: KubeObject): void {
-  const s = o.spec as { hard?: QuantityMap } | undefined;
-  if (s?.hard) s.hard = canonicalMap(s.hard);
-  const st = o.status as { hard?: QuantityMap; used?: QuantityMap } | undefined;
-  if (st?.hard) st.hard = canonicalMap(st.hard);
-  if (st?.used) st.used = canonicalMap(st.used);
+  const s = o.spec as { hard?: Record<string, string | number> } | undefined;
+  if (s?.hard) s.hard = canonicalQuantities(s.hard);
+  const st = o.status as { hard?: Record<string, string | number>; used?: Record<string, string | number> } | undefined;
+  if (st?.hard) st.hard = canonicalQuantities(st.hard);
+  if (st?.used) st.used = canonicalQuantities(st.used);
 }
 
 const statusStrategy: Strategy = {
@@ -56,7 +18,7 @@ const statusStrategy: Strategy = {
     // kube's status strategies for namespaces and resourcequotas reset only spec (metadata stays writable).
     obj.spec = structuredClone(old.spec);
   },
-  validateUpdate: (_ctx, obj) => validateQuota(obj),
+  validateUpdate: (_ctx, obj) => validateQuotaStatus(status(obj)),
   canonicalize,
 };
 
@@ -99,7 +61,7 @@ export const resourcequotas: ResourceDefinition = {
       else obj.status = structuredClone(old.status);
     },
     validate: (_ctx, obj) => validateQuota(obj),
-    validateUpdate: (_ctx, obj) => validateQuota(obj),
+    validateUpdate: (_ctx, obj, old) => validateQuotaUpdate(obj, old),
     canonicalize,
   },
   selectableFields: {},
