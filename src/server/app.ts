@@ -2,20 +2,22 @@
  * ApiServer: the server as a value. create() wires registry, admission, filters and routes;
  * start() listens (HTTPS) and ensures the system namespaces; stop() ends watches and closes.
  */
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Logger } from 'winston';
-import { ApiError } from '../api';
-import { AdmissionChain, namespaceLifecycle } from '../admission';
+import { ApiError, apiVersionOf } from '../api';
+import { AdmissionChain, namespaceLifecycle, resourceQuota } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
-import { NamespaceController } from '../controllers';
+import { NamespaceController, QuotaController } from '../controllers';
 import { Registry, RequestContext, builtinResources } from '../registry';
-import { SchemaRegistry } from '../registry/schema';
+import { SchemaRegistry, refName } from '../registry/schema';
 import type { Storage } from '../storage';
+import { BytePath, ByteFieldSchema, CborCodec, byteFieldPaths } from '../storage/codec/cbor-codec';
 import { ProtobufCodec } from '../storage/codec/protobuf-codec';
+import { FeatureGates } from '../config';
 import { EncodingCache } from '../endpoints/encoding-cache';
 import { errorHandler } from './filters/error-handler';
 import { filterChain } from './filters/chain';
@@ -35,6 +37,10 @@ export interface ApiServerOptions {
   maxMutatingRequestsInFlight?: number;
   schemas?: SchemaRegistry;
   protobuf?: ProtobufCodec;
+  /** `--feature-gates`, resolved; default: every gate at its 1.32 default. */
+  featureGates?: FeatureGates;
+  /** Full quota usage recalculation period (kube: --resource-quota-sync-period, default 5m). */
+  resourceQuotaSyncPeriodMs?: number;
 }
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -45,18 +51,35 @@ export class ApiServer {
   private server?: https.Server;
   private readonly shutdown = new AbortController();
   private readonly namespaceController: NamespaceController;
+  private readonly quotaController: QuotaController;
 
   private constructor(
     private readonly opts: ApiServerOptions,
     schemas: SchemaRegistry,
     protobuf: ProtobufCodec,
   ) {
-    const admission = new AdmissionChain([namespaceLifecycle((name) => this.getNamespace(name))]);
+    // Every open watch listens for shutdown: thousands of listeners are expected, not a leak.
+    setMaxListeners(0, this.shutdown.signal);
+    const admission = new AdmissionChain([
+      namespaceLifecycle((name) => this.getNamespace(name)),
+      resourceQuota({
+        accessor: {
+          getQuotas: async (namespace) => (await this.quotaStore().list(this.systemContext(namespace), {})).items,
+          updateQuotaStatus: async (quota) =>
+            (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => structuredClone(quota), { subresource: 'status' })).object,
+        },
+      }),
+    ]);
     this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission });
     for (const def of builtinResources) this.registry.add(def);
     this.namespaceController = new NamespaceController({
       registry: this.registry,
       onError: (e) => opts.logger.warn('namespace controller', { error: (e as Error).message }),
+    });
+    this.quotaController = new QuotaController({
+      registry: this.registry,
+      resyncPeriodMs: opts.resourceQuotaSyncPeriodMs,
+      onError: (e) => opts.logger.warn('resource quota controller', { error: (e as Error).message }),
     });
 
     const etcdCheck: HealthCheck = { name: 'etcd', check: () => opts.storage.ping() };
@@ -73,6 +96,9 @@ export class ApiServer {
     this.app.disable('x-powered-by');
     this.app.set('etag', false);
     this.app.set('query parser', 'extended');
+    const gates = opts.featureGates ?? FeatureGates.defaults();
+    // CBOR is served only with CBORServingAndStorage on; objects stay JSON in etcd either way.
+    const cbor = gates.enabled('CBORServingAndStorage') ? new CborCodec({ byteFields: byteFieldLookup(this.registry, schemas) }) : undefined;
     this.app.use(
       filterChain({
         logger: opts.logger,
@@ -80,6 +106,7 @@ export class ApiServer {
         authorizer: opts.authorizer ?? alwaysAllow,
         maxRequestsInFlight: opts.maxRequestsInFlight ?? 400,
         maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight ?? 200,
+        responseCompression: gates.enabled('APIResponseCompression'),
       }),
     );
     this.app.use(
@@ -89,6 +116,7 @@ export class ApiServer {
         health: { livez: live, readyz: ready },
         shutdownSignal: this.shutdown.signal,
         protobuf,
+        cbor,
         encodings: new EncodingCache(),
       }),
     );
@@ -113,12 +141,14 @@ export class ApiServer {
     this.server = server;
     await this.ensureSystemNamespaces();
     await this.namespaceController.start();
+    await this.quotaController.start();
     return { port: (server.address() as AddressInfo).port };
   }
 
   async stop(): Promise<void> {
     this.shutdown.abort();
     this.namespaceController.stop();
+    this.quotaController.stop();
     const server = this.server;
     if (!server) return;
     this.server = undefined;
@@ -137,6 +167,12 @@ export class ApiServer {
    * kube's NamespaceLifecycle reads namespaces from its informer cache and, when one is missing
    * there, from storage (it may just have been created): RV=0 from the watch cache, then a live read.
    */
+  private quotaStore() {
+    const store = this.registry.get('', 'v1', 'resourcequotas');
+    if (!store) throw new Error('resourcequotas are not served');
+    return store;
+  }
+
   private async getNamespace(name: string) {
     const store = this.registry.get('', 'v1', 'namespaces');
     if (!store) return null;
@@ -161,4 +197,21 @@ export class ApiServer {
       }
     }
   }
+}
+
+/** The []byte fields of each served kind, from its schema (`format: byte`), memoised per server. */
+function byteFieldLookup(registry: Registry, schemas: SchemaRegistry): (apiVersion: string, kind: string) => BytePath[] {
+  const memo = new Map<string, BytePath[]>();
+  const resolve = (ref: string) => schemas.get(refName(ref)) as ByteFieldSchema | undefined;
+  return (apiVersion, kind) => {
+    const key = `${apiVersion}/${kind}`;
+    let paths = memo.get(key);
+    if (!paths) {
+      const def = registry.definitions().find((d) => apiVersionOf(d) === apiVersion && d.kind === kind);
+      const schema = def && (schemas.get(def.schemaName) as ByteFieldSchema | undefined);
+      paths = schema ? byteFieldPaths(schema, resolve) : [];
+      memo.set(key, paths);
+    }
+    return paths;
+  };
 }

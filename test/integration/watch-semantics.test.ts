@@ -1,8 +1,9 @@
 /**
  * Watch resourceVersion semantics (seed 000's watch table; kube-facts §2, §1.5) against the real server
- * on a real etcd, through the watch cache and straight from etcd — the same assertions on both paths:
- * start positions, 410 after compaction, 504 for the future, bookmarks, initial events, selector
- * transitions, two replicas on one etcd, cache freshness and the history window.
+ * on a real etcd, through the watch cache and straight from etcd — the same assertions on both paths
+ * (except the cache's own periodic bookmarks): start positions, 410
+ * after compaction, 504 for the future, bookmarks, initial events, selector transitions, two replicas
+ * on one etcd, cache freshness and the history window.
  */
 import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer, TestServerOptions } from '../support/api-server';
@@ -71,7 +72,6 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
     expect(r.status).toBe(200);
     return r.json<Obj>();
   }
-  /** Deletes and returns the resourceVersion of the deletion (the RV of a consistent list right after). */
   async function deleteSecret(ns: string, name: string, on = srv): Promise<void> {
     expect((await on.request('DELETE', `/api/v1/namespaces/${ns}/secrets/${name}`)).status).toBe(200);
   }
@@ -191,11 +191,10 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
       const [timed, initialEvents, plain] = await Promise.all([
         watch(`${base}&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${current}`),
         watch(`${base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${future}`),
-        // Only the watch cache answers a plain watch at a future RV with 504: the etcd path (like kube's
-        // etcd3 watcher) starts an etcd watch there and waits for it (reported, not asserted).
-        watchCache ? watch(`${base}&resourceVersion=${future}`) : undefined,
+        // Both paths answer a plain watch at a future RV with 504 after the wait (issue 3).
+        watch(`${base}&resourceVersion=${future}`),
       ]);
-      for (const w of plain ? [initialEvents, plain] : [initialEvents]) {
+      for (const w of [initialEvents, plain]) {
         expect(await w.next(1, 6000)).toEqual([tooLarge]);
         expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
         await w.ended;
@@ -204,7 +203,6 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
       await timed.ended;
       const elapsed = Date.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(2900);
-      expect(elapsed).toBeLessThan(6000);
       // kube sends a bookmark ~2 s before the watch's own timeout (the cache path may send periodic ones too).
       expect(timed.all.length).toBeGreaterThanOrEqual(1);
       for (const e of timed.all) {
@@ -370,7 +368,8 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
     const [, , end] = await w.next(3);
     expect(end?.type).toBe('BOOKMARK');
     expect(rvOf(end?.object)).toBeGreaterThanOrEqual(revision);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Well under the 3 s a cache that missed the revision would wait before giving up.
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   test('history window: a start older than the cache history but not compacted gets exactly the missing events; compacted → 410', async () => {

@@ -127,9 +127,9 @@ function bookmarkObjectFor(s: HandlerScope): (o: KubeObject) => Record<string, u
   const props = s.schemas.get(s.store.def.schemaName)?.properties ?? {};
   const zeroStructs = ['spec', 'status'].filter((f) => f in props);
   return (o) => {
-    const metadata: Record<string, unknown> = { resourceVersion: o.metadata.resourceVersion };
+    // Go's ObjectMeta order: resourceVersion, creationTimestamp, annotations.
+    const metadata: Record<string, unknown> = { resourceVersion: o.metadata.resourceVersion, creationTimestamp: null };
     if (o.metadata.annotations) metadata.annotations = o.metadata.annotations;
-    metadata.creationTimestamp = null;
     const out: Record<string, unknown> = { kind: s.store.def.kind, apiVersion: s.store.apiVersion, metadata };
     for (const f of zeroStructs) out[f] = {};
     return out;

@@ -240,7 +240,11 @@ export class EtcdStore implements Storage {
     let stopped = false;
     const start = async (): Promise<void> => {
       let since: bigint;
-      if (opts.start.kind === 'after') since = opts.start.revision;
+      if (opts.start.kind === 'after') {
+        // As the cache does: a start etcd has not reached waits briefly, then ERROR 504.
+        await this.waitForRevision(prefix, opts.start.revision);
+        since = opts.start.revision;
+      }
       else {
         if (opts.start.consistency.kind === 'notOlderThan') await this.waitForRevision(prefix, opts.start.consistency.revision);
         const initial = opts.exactKey
