@@ -46,6 +46,13 @@ export function requestInfoFor(method: string, path: string, watchParam: boolean
   parts = parts.slice(1);
   if (parts.length < 1) return info;
   info.isResourceRequest = true;
+  // The deprecated /watch/ prefix kube still serves: GET …/watch/<resource path> is a watch.
+  let legacyWatch = false;
+  if (parts[0] === 'watch' && (method.toUpperCase() === 'GET' || method.toUpperCase() === 'HEAD')) {
+    legacyWatch = true;
+    parts = parts.slice(1);
+    if (parts.length < 1) return { ...info, isResourceRequest: false };
+  }
   if (parts[0] === 'namespaces' && parts.length > 1) {
     info.namespace = parts[1] as string;
     if (parts.length > 2 && !namespaceSubresources.has(parts[2] as string)) parts = parts.slice(2);
@@ -55,7 +62,8 @@ export function requestInfoFor(method: string, path: string, watchParam: boolean
   info.name = parts[1] ?? '';
   info.subresource = parts[2] ?? '';
   const m = method.toUpperCase();
-  if (m === 'GET' || m === 'HEAD') info.verb = info.name ? 'get' : watchParam ? 'watch' : 'list';
+  if (legacyWatch) info.verb = 'watch';
+  else if (m === 'GET' || m === 'HEAD') info.verb = info.name ? 'get' : watchParam ? 'watch' : 'list';
   else if (m === 'POST') info.verb = 'create';
   else if (m === 'PUT') info.verb = 'update';
   else if (m === 'PATCH') info.verb = 'patch';

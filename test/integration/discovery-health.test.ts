@@ -90,6 +90,7 @@ describe('legacy discovery', () => {
     expect(doc).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
     expect(doc.resources).toEqual([
       { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: allVerbs, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
+      { name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: allVerbs, shortNames: ['ev'], storageVersionHash: 'r2yiGXH7wu8=' },
       {
         name: 'namespaces',
         singularName: 'namespace',
@@ -129,7 +130,7 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
     const [version] = doc.items[0].versions;
     expect(version).toMatchObject({ version: 'v1', freshness: 'Current' });
     const byName = Object.fromEntries(version.resources.map((x: { resource: string }) => [x.resource, x]));
-    expect(Object.keys(byName)).toEqual(['configmaps', 'namespaces', 'resourcequotas', 'secrets']);
+    expect(Object.keys(byName)).toEqual(['configmaps', 'events', 'namespaces', 'resourcequotas', 'secrets']);
     expect(byName.secrets).toEqual({
       resource: 'secrets',
       responseKind: { group: '', version: '', kind: 'Secret' },

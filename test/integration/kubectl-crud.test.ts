@@ -103,3 +103,40 @@ test('replace -f and delete', async () => {
   expect(await srv.kubectl(['-n', 'demo', 'delete', 'configmap', 'c2'])).toMatchObject({ code: 0, stdout: 'configmap "c2" deleted\n' });
   expect((await srv.kubectl(['-n', 'demo', 'get', 'cm', 'c2'])).code).toBe(1);
 });
+
+test('apply -f (client-side) creates, then configures; describe shows the object', async () => {
+  const cm = (v: string) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace: 'demo', labels: { app: 'x' } }, data: { k: v } });
+  expect(await srv.kubectl(['apply', '-f', '-'], { input: cm('1') })).toEqual({ code: 0, stdout: 'configmap/applied created\n', stderr: '' });
+  expect(await srv.kubectl(['apply', '-f', '-'], { input: cm('1') })).toMatchObject({ code: 0, stdout: 'configmap/applied unchanged\n' });
+  expect(await srv.kubectl(['apply', '-f', '-'], { input: cm('2') })).toMatchObject({ code: 0, stdout: 'configmap/applied configured\n' });
+  expect((await srv.kubectl(['-n', 'demo', 'get', 'cm', 'applied', '-o', 'jsonpath={.data.k}'])).stdout).toBe('2');
+  const d = await srv.kubectl(['-n', 'demo', 'describe', 'configmap', 'applied']);
+  expect(d.code).toBe(0);
+  expect(d.stdout).toMatch(/^Name:\s+applied\nNamespace:\s+demo\nLabels:\s+app=x\n/);
+  expect(d.stdout).toMatch(/\nk:\n----\n2\n/);
+});
+
+test('describe secret and quota', async () => {
+  const s = await srv.kubectl(['-n', 'demo', 'describe', 'secret', 's1']);
+  expect(s.stdout).toMatch(/^Name:\s+s1\nNamespace:\s+demo\n/);
+  expect(s.stdout).toMatch(/\nType:\s+Opaque\n/);
+  expect(s.stdout).toMatch(/\npassword:\s+7 bytes\n/);
+  const q = await srv.kubectl(['-n', 'demo', 'describe', 'quota', 'q1']);
+  expect(q.code).toBe(0);
+  expect(q.stdout).toMatch(/^Name:\s+q1\nNamespace:\s+demo\nResource\s+Used\s+Hard\n/);
+});
+
+test('api-resources, api-versions and explain read discovery and OpenAPI', async () => {
+  const r = await srv.kubectl(['api-resources']);
+  expect(r.code).toBe(0);
+  expect(r.stdout.split('\n')[0]).toMatch(/^NAME\s+SHORTNAMES\s+APIVERSION\s+NAMESPACED\s+KIND$/);
+  expect(r.stdout).toMatch(/\nconfigmaps\s+cm\s+v1\s+true\s+ConfigMap\n/);
+  expect(r.stdout).toMatch(/\nnamespaces\s+ns\s+v1\s+false\s+Namespace\n/);
+  expect(r.stdout).toMatch(/\nresourcequotas\s+quota\s+v1\s+true\s+ResourceQuota\n/);
+  expect(r.stdout).toMatch(/\nsecrets\s+v1\s+true\s+Secret\n/);
+  expect((await srv.kubectl(['api-versions'])).stdout).toBe('v1\n');
+  const e = await srv.kubectl(['explain', 'secret.data']);
+  expect(e.code).toBe(0);
+  expect(e.stdout).toMatch(/^KIND:\s+Secret\nVERSION:\s+v1\n\nFIELD: data <map\[string\]string>\n/);
+});

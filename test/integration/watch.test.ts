@@ -114,6 +114,21 @@ describe('watch over HTTP', () => {
     await w.expectQuiet(200);
   });
 
+  test('the deprecated /watch/ paths kube 1.32 still serves: a collection and a single object', async () => {
+    const list = (await srv.request('GET', '/api/v1/namespaces/w2/secrets')).json();
+    const rv = list.metadata.resourceVersion;
+    const all = await watch(`/api/v1/watch/namespaces/w2/secrets?resourceVersion=${rv}`);
+    const one = await watch(`/api/v1/watch/namespaces/w2/secrets/e1?resourceVersion=${rv}`);
+    await mergePatch('/api/v1/namespaces/w2/secrets/e2', { metadata: { labels: { y: '1' } } });
+    await mergePatch('/api/v1/namespaces/w2/secrets/e1', { metadata: { labels: { y: '2' } } });
+    expect((await all.next(2)).map(summary)).toEqual([
+      ['MODIFIED', 'e2'],
+      ['MODIFIED', 'e1'],
+    ]);
+    expect((await one.next(1)).map(summary)).toEqual([['MODIFIED', 'e1']]);
+    await one.expectQuiet(200);
+  });
+
   test('label selector filters events; leaving the selection is DELETED (old state, new RV), entering is ADDED', async () => {
     const list = (await srv.request('GET', '/api/v1/namespaces/sel/secrets')).json();
     const w = await watch(`/api/v1/namespaces/sel/secrets?watch=1&labelSelector=app%3Dweb&resourceVersion=${list.metadata.resourceVersion}`);

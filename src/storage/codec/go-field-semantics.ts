@@ -32,6 +32,7 @@ export const GO_POINTER_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new M
     [`${CORE}.Secret`]: ['immutable'],
     [`${CORE}.ConfigMap`]: ['immutable'],
     [`${CORE}.ResourceQuotaSpec`]: ['scopeSelector'],
+    [`${CORE}.Event`]: ['series', 'related'],
   }).map(([k, v]) => [k, new Set(v)]),
 );
 
@@ -47,6 +48,9 @@ export const JSON_REQUIRED_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = ne
     [`${CORE}.SecretList`]: ['items'],
     [`${CORE}.ConfigMapList`]: ['items'],
     [`${CORE}.ResourceQuotaList`]: ['items'],
+    [`${CORE}.EventList`]: ['items'],
+    // Event.reportingComponent/reportingInstance have no omitempty in 1.32.
+    [`${CORE}.Event`]: ['reportingComponent', 'reportingInstance'],
   }).map(([k, v]) => [k, new Set(v)]),
 );
 

@@ -22,6 +22,8 @@ export const PROTOBUF_KINDS: readonly ProtobufKind[] = [
   { apiVersion: 'v1', kind: 'ConfigMapList', message: `${CORE}.ConfigMapList` },
   { apiVersion: 'v1', kind: 'ResourceQuota', message: `${CORE}.ResourceQuota` },
   { apiVersion: 'v1', kind: 'ResourceQuotaList', message: `${CORE}.ResourceQuotaList` },
+  { apiVersion: 'v1', kind: 'Event', message: `${CORE}.Event` },
+  { apiVersion: 'v1', kind: 'EventList', message: `${CORE}.EventList` },
   // Status is an unversioned kind: always apiVersion v1 (metav1.Unversioned).
   { apiVersion: 'v1', kind: 'Status', message: `${META}.Status` },
   // DeleteOptions is registered in every group version (metav1.AddToGroupVersion).
