@@ -1,0 +1,57 @@
+/**
+ * A watcher that stops reading is cut off once its unsent backlog passes the server's bound: the
+ * stream ends cleanly (the client relists) and the server never buffers without limit.
+ */
+import https from 'node:https';
+import { startTestEtcd, TestEtcd } from '../support/etcd';
+import { startTestServer, TestServer } from '../support/api-server';
+
+let etcd: TestEtcd;
+let srv: TestServer;
+
+beforeAll(async () => {
+  etcd = await startTestEtcd();
+  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
+  expect((await srv.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'bp' } } })).status).toBe(201);
+});
+afterAll(async () => {
+  await srv?.stop();
+  await etcd?.stop();
+});
+
+test('a watch whose client does not read is ended once ~16 MiB are queued; everything sent before is intact', async () => {
+  const rv = (await srv.request('GET', '/api/v1/namespaces/bp/secrets')).json().metadata.resourceVersion;
+  const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    const req = https.request(
+      `${srv.url}/api/v1/namespaces/bp/secrets?watch=1&resourceVersion=${rv}`,
+      { headers: { authorization: `Bearer ${srv.token}` }, ca: srv.caCert },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end();
+  });
+  expect(res.statusCode).toBe(200);
+  res.pause();
+
+  // 40 secrets of ~700 KiB each: ~37 MiB of events (base64), far past the bound.
+  const value = Buffer.alloc(700 * 1024, 7).toString('base64');
+  const writes = 40;
+  for (let i = 0; i < writes; i++) {
+    const r = await srv.request('POST', '/api/v1/namespaces/bp/secrets', { body: { metadata: { name: `big-${i}` }, data: { v: value } } });
+    expect(r.status).toBe(201);
+  }
+
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (d: string) => (text += d));
+  res.resume();
+  await new Promise<void>((resolve) => res.on('end', () => resolve()));
+  const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
+  expect(events.length).toBeGreaterThan(0);
+  expect(events.length).toBeLessThan(writes);
+  events.forEach((e, i) => expect([e.type, e.object.metadata.name]).toEqual(['ADDED', `big-${i}`]));
+
+  // The server is fine and a new watch (the client's relist) works.
+  const list = (await srv.request('GET', '/api/v1/namespaces/bp/secrets')).json();
+  expect(list.items).toHaveLength(writes);
+});
