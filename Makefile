@@ -2,7 +2,7 @@
 NPM ?= npm
 ARGS ?=
 
-.PHONY: all deps etcd build typecheck lint run test test-unit test-integration bench clean
+.PHONY: all deps etcd build typecheck lint run test test-unit test-integration bench bench-wire clean
 
 all: build
 
@@ -44,6 +44,10 @@ test-integration: deps
 ## bench: own etcd (fsync on) + server child; watch latency, memory per object, list cache vs etcd (bench/README.md)
 bench: deps build
 	$(NPM) run bench -- $(ARGS)
+
+## bench-wire: encode+decode cost per object and 1,000-item list size for JSON, protobuf and CBOR (in-process)
+bench-wire: node_modules/.package-lock.json
+	$(NPM) exec -- tsc -p bench/tsconfig.json; node dist/bench/wire-formats.js $(ARGS)
 
 clean:
 	rm -rf dist coverage

@@ -84,7 +84,9 @@ async function main(opts: BenchOptions): Promise<void> {
         watchers: opts.watchers,
         writesPerSecond: opts.writesPerSecond,
         durationSeconds: opts.watchSeconds,
-        objects: Math.min(100, opts.writesPerSecond * opts.watchSeconds),
+        // 5 s of writes create, the rest update: an update waits for its create, so this keeps the
+        // writer open-loop unless a write takes longer than 5 s.
+        objects: Math.min(opts.writesPerSecond * 5, opts.writesPerSecond * opts.watchSeconds),
         maxDrainSeconds: 20,
         connectConcurrency: 50,
       },
@@ -108,7 +110,10 @@ async function main(opts: BenchOptions): Promise<void> {
     await mkdir(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
     await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`\nresults: ${path.relative(process.cwd(), file)}\n`);
+    process.stdout.write(
+      `\nload average at end: ${results.loadAverage.end.map((l) => l.toFixed(2)).join(' ')}; ` +
+        `run took ${results.durationSeconds.toFixed(0)} s\nresults: ${path.relative(process.cwd(), file)}\n`,
+    );
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import winston from 'winston';
-import { parseFlags, usage, FlagError, ServerConfig } from './config';
+import { parseFlags, usage, FeatureGateError, FeatureGates, FlagError, ServerConfig } from './config';
 import { TokenAuthenticator, TokenFileAuthenticator, bearerTokenAuthenticator, staticTokenAuthenticator, withAuthenticatedGroup } from './auth';
 import { EmbeddedEtcd } from './server/embedded-etcd';
 import { ensureServingCertificates } from './server/certs';
@@ -34,7 +34,7 @@ async function waitForEtcd(store: EtcdStore, endpoints: string[], timeoutMs: num
   }
 }
 
-async function run(config: ServerConfig, logger: winston.Logger): Promise<() => Promise<void>> {
+async function run(config: ServerConfig, logger: winston.Logger, featureGates: FeatureGates): Promise<() => Promise<void>> {
   let etcd: EmbeddedEtcd | undefined;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -87,6 +87,7 @@ async function run(config: ServerConfig, logger: winston.Logger): Promise<() => 
     securePort: config.securePort,
     maxRequestsInFlight: config.maxRequestsInflight,
     maxMutatingRequestsInFlight: config.maxMutatingRequestsInflight,
+    featureGates,
   });
   let port: number;
   try {
@@ -129,6 +130,17 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const logger = makeLogger(config.verbosity);
+  let featureGates: FeatureGates;
+  try {
+    featureGates = FeatureGates.fromFlags(config.featureGates, { onWarning: (w) => logger.warn(w) });
+  } catch (e) {
+    // kube-apiserver fails at startup (not as a flag parse error, so without the usage text).
+    if (e instanceof FeatureGateError) {
+      process.stderr.write(`Error: ${e.message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
   let stop: (() => Promise<void>) | undefined;
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -146,7 +158,7 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   try {
-    stop = await run(config, logger);
+    stop = await run(config, logger, featureGates);
   } catch (e) {
     process.stderr.write(`Error: ${(e as Error).message}\n`);
     process.exit(1);

@@ -118,7 +118,8 @@ export const errors = {
 
   invalid: (gk: GroupKind, name: string, errs: FieldError[]) => {
     const gks = groupKindString(gk);
-    const causes = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+    // StatusCause.field is omitempty: a whole-object error (path "") has no field key.
+    const causes = errs.map((e) => (e.field ? { reason: e.type, message: fieldErrorBody(e), field: e.field } : { reason: e.type, message: fieldErrorBody(e) }));
     let message: string;
     if (errs.length === 0) message = `${gks} "${name}" is invalid`;
     else message = `${gks} "${name}" is invalid: ${aggregateMessages(errs.map(fieldErrorString))}`;

@@ -2,3 +2,4 @@
 export * from './flags';
 export * from './go-duration';
 export { FlagError } from './pflag';
+export * from './feature-gates';

@@ -1,1 +1,2 @@
 export * from './namespace-controller';
+export * from './quota-controller';

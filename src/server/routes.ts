@@ -11,7 +11,7 @@ import {
   discoveryETag,
   wantsAggregated,
 } from '../endpoints/discovery';
-import { ProtobufSerializer, encodeBody } from '../endpoints/codec';
+import { CborSerializer, ProtobufSerializer, encodeBody } from '../endpoints/codec';
 import { OpenApiDocuments } from '../endpoints/openapi-documents';
 import { EncodingCache } from '../endpoints/encoding-cache';
 import type { RequestInfo } from '../endpoints/request-info';
@@ -27,6 +27,8 @@ export interface RouteDeps {
   health: { livez: HealthCheck[]; readyz: HealthCheck[] };
   shutdownSignal: AbortSignal;
   protobuf?: ProtobufSerializer;
+  /** Only while CBORServingAndStorage is on. */
+  cbor?: CborSerializer;
   encodings: EncodingCache;
 }
 

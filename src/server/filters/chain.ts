@@ -9,6 +9,7 @@ import type { Authenticator } from '../../auth/authn/types';
 import type { Authorizer } from '../../auth/authz/authorizer';
 import { withAuthentication } from './authentication';
 import { withAuthorization } from './authorization';
+import { withCompression } from './compression';
 import { withLogging } from './logging';
 import { withMaxInFlight } from './max-in-flight';
 import { withRequestInfo } from './request-info';
@@ -19,6 +20,8 @@ export interface FilterDeps {
   authorizer: Authorizer;
   maxRequestsInFlight: number;
   maxMutatingRequestsInFlight: number;
+  /** APIResponseCompression (default on). */
+  responseCompression?: boolean;
 }
 
 export function filterChain(d: FilterDeps): RequestHandler[] {
@@ -28,5 +31,7 @@ export function filterChain(d: FilterDeps): RequestHandler[] {
     withAuthentication(d.authenticator),
     withMaxInFlight({ readOnly: d.maxRequestsInFlight, mutating: d.maxMutatingRequestsInFlight }),
     withAuthorization(d.authorizer),
+    // Last, next to the handlers: kube compresses where it serialises objects (deferredResponseWriter).
+    withCompression({ enabled: d.responseCompression ?? true }),
   ];
 }

@@ -9,6 +9,9 @@
  * rejects (duplicate keys, simple values other than false/true/null, NaN/Inf, bignums, more than
  * 1024 array elements or map pairs, nesting past 64). Objects keep kube's JSON shape both ways:
  * byte fields are base64 strings in memory, exactly as the JSON codec has them.
+ *
+ * "Storage" in the gate's name: kube may also write CBOR to etcd for custom resources; this server
+ * stores JSON in etcd whatever the gate says, so turning the gate off never strands data.
  */
 
 type Json = Record<string, unknown>;

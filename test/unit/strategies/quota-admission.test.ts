@@ -1,0 +1,144 @@
+/** ResourceQuota admission (kube-facts §1.7, §6): matching, messages, charging, CAS retries, dry-run. */
+import { ApiError, errors, KubeObject, RequestContext } from '../../../src/api';
+import { AdmissionAttributes, checkRequest, objectCountResourceNames, QuotaAccessor, resourceQuota } from '../../../src/admission';
+
+const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
+const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
+  operation: 'CREATE',
+  group: '',
+  version: 'v1',
+  resource: 'secrets',
+  subresource: '',
+  kind: 'Secret',
+  namespace: 'ns',
+  name: 's',
+  namespaced: true,
+  dryRun: false,
+  ...over,
+});
+const quota = (name: string, hard: Record<string, string>, used?: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject =>
+  ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name, namespace: 'ns', resourceVersion: '1' }, spec: { hard, ...spec }, status: { hard, ...(used ? { used } : {}) } }) as KubeObject;
+const message = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return (e as ApiError).status;
+  }
+  return undefined;
+};
+
+test.each([
+  ['', 'secrets', ['count/secrets', 'secrets']],
+  ['', 'resourcequotas', ['count/resourcequotas', 'resourcequotas']],
+  ['', 'events', ['count/events']],
+  ['apps', 'deployments', ['count/deployments.apps']],
+])('objectCountResourceNames(%j, %s)', (group, resource, expected) => {
+  expect(objectCountResourceNames(group, resource)).toEqual(expected);
+});
+
+describe('checkRequest', () => {
+  test('charges every matching quota, masked to its hard names', () => {
+    const out = checkRequest([quota('a', { secrets: '3' }, { secrets: '1' }), quota('b', { 'count/secrets': '5', pods: '1' }, { 'count/secrets': '0', pods: '0' })], attrs());
+    expect(out.map((q) => (q.status as { used: unknown }).used)).toEqual([{ secrets: '2' }, { 'count/secrets': '1', pods: '0' }]);
+  });
+
+  test('exceeded: kube’s message and 403 details', () => {
+    expect(message(() => checkRequest([quota('q', { secrets: '2', 'count/secrets': '9' }, { secrets: '2', 'count/secrets': '2' })], attrs({ name: 's3' })))).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'secrets "s3" is forbidden: exceeded quota: q, requested: secrets=1, used: secrets=2, limited: secrets=2',
+      reason: 'Forbidden',
+      details: { name: 's3', kind: 'secrets' },
+      code: 403,
+    });
+  });
+
+  test('other groups use <group>-qualified names and their GR in the message', () => {
+    const st = message(() => checkRequest([quota('q', { 'count/widgets.example.com': '0' }, { 'count/widgets.example.com': '0' })], attrs({ group: 'example.com', resource: 'widgets', name: 'w' })));
+    expect(st?.message).toBe('widgets.example.com "w" is forbidden: exceeded quota: q, requested: count/widgets.example.com=1, used: count/widgets.example.com=0, limited: count/widgets.example.com=0');
+    expect(st?.details).toEqual({ name: 'w', group: 'example.com', kind: 'widgets' });
+  });
+
+  test('status not computed yet → status unknown', () => {
+    expect(message(() => checkRequest([quota('fresh', { secrets: '2', 'count/secrets': '1' }, {})], attrs()))?.message).toBe(
+      'secrets "s" is forbidden: status unknown for quota: fresh, resources: count/secrets,secrets',
+    );
+  });
+
+  test('quotas that do not match are untouched: other names, scopes, scopeSelector', () => {
+    const qs = [
+      quota('pods', { pods: '0' }, { pods: '0' }),
+      quota('scoped', { secrets: '0' }, { secrets: '0' }, { scopes: ['BestEffort'] }),
+      quota('selected', { secrets: '0' }, { secrets: '0' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'Exists' }] } }),
+    ];
+    expect(checkRequest(qs, attrs())).toBe(qs);
+  });
+});
+
+/** An in-memory accessor with etcd-like compare-and-swap on resourceVersion. */
+function memoryAccessor(initial: KubeObject[], opts: { failFirstWrites?: number } = {}) {
+  const store = new Map(initial.map((q) => [q.metadata.name ?? '', structuredClone(q)]));
+  let rv = 1;
+  let failures = opts.failFirstWrites ?? 0;
+  const writes: KubeObject[] = [];
+  const accessor: QuotaAccessor = {
+    getQuotas: async () => [...store.values()].map((q) => structuredClone(q)),
+    updateQuotaStatus: async (q) => {
+      const cur = store.get(q.metadata.name ?? '') as KubeObject;
+      if (failures > 0 || cur.metadata.resourceVersion !== q.metadata.resourceVersion) {
+        failures--;
+        // Someone else wrote in between: the stored object moves on.
+        cur.metadata.resourceVersion = String(++rv);
+        throw errors.modifiedConflict({ group: '', resource: 'resourcequotas' }, q.metadata.name ?? '');
+      }
+      const next = { ...structuredClone(q), metadata: { ...q.metadata, resourceVersion: String(++rv) } };
+      store.set(q.metadata.name ?? '', next);
+      writes.push(next);
+      return next;
+    },
+  };
+  return { accessor, store, writes };
+}
+
+describe('the plugin', () => {
+  test('concurrent creates are batched and never exceed the quota', async () => {
+    const mem = memoryAccessor([quota('q', { secrets: '3' }, { secrets: '0' })]);
+    const plugin = resourceQuota({ accessor: mem.accessor });
+    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => plugin.validate?.(ctx, attrs({ name: `s${i}` }))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect((mem.store.get('q')?.status as { used: unknown }).used).toEqual({ secrets: '3' });
+  });
+
+  test('a conflicting write is retried from a fresh read (kube: 3 retries), then surfaces the conflict', async () => {
+    const ok = memoryAccessor([quota('q', { secrets: '3' }, { secrets: '0' })], { failFirstWrites: 3 });
+    await expect(resourceQuota({ accessor: ok.accessor }).validate?.(ctx, attrs())).resolves.toBeUndefined();
+    expect((ok.store.get('q')?.status as { used: unknown }).used).toEqual({ secrets: '1' });
+
+    const bad = memoryAccessor([quota('q', { secrets: '3' }, { secrets: '0' })], { failFirstWrites: 4 });
+    await expect(resourceQuota({ accessor: bad.accessor }).validate?.(ctx, attrs())).rejects.toMatchObject({
+      status: { code: 409, message: 'Operation cannot be fulfilled on resourcequotas "q": the object has been modified; please apply your changes to the latest version and try again' },
+    });
+  });
+
+  test('dry-run is checked but never charged; updates, subresources and events are ignored', async () => {
+    const mem = memoryAccessor([quota('q', { secrets: '1', 'count/events': '0' }, { secrets: '1', 'count/events': '0' })]);
+    const plugin = resourceQuota({ accessor: mem.accessor });
+    await expect(plugin.validate?.(ctx, attrs({ dryRun: true }))).rejects.toMatchObject({ status: { code: 403 } });
+    const free = memoryAccessor([quota('q', { secrets: '1' }, { secrets: '0' })]);
+    await resourceQuota({ accessor: free.accessor }).validate?.(ctx, attrs({ dryRun: true }));
+    expect(free.writes).toEqual([]);
+    await plugin.validate?.(ctx, attrs({ operation: 'UPDATE' }));
+    await plugin.validate?.(ctx, attrs({ subresource: 'status' }));
+    await plugin.validate?.(ctx, attrs({ resource: 'events', kind: 'Event' }));
+    expect(mem.writes).toEqual([]);
+  });
+
+  test('an evaluation that cannot finish in time is an internal error', async () => {
+    const never: QuotaAccessor = { getQuotas: () => new Promise(() => undefined), updateQuotaStatus: async (q) => q };
+    await expect(resourceQuota({ accessor: never, timeoutMs: 20 }).validate?.(ctx, attrs())).rejects.toMatchObject({
+      status: { code: 500, reason: 'InternalError', message: 'Internal error occurred: resource quota evaluation timed out' },
+    });
+  });
+});
