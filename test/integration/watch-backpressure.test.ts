@@ -55,3 +55,25 @@ test('a watch whose client does not read is ended once ~16 MiB are queued; every
   const list = (await srv.request('GET', '/api/v1/namespaces/bp/secrets')).json();
   expect(list.items).toHaveLength(writes);
 });
+
+test('server shutdown ends open watches cleanly (the stream completes, no reset)', async () => {
+  const other = await startTestServer({ etcdEndpoints: etcd.endpoints });
+  const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    const req = https.request(`${other.url}/api/v1/namespaces?watch=1`, { headers: { authorization: `Bearer ${other.token}` }, ca: other.caCert }, resolve);
+    req.on('error', reject);
+    req.end();
+  });
+  expect(res.statusCode).toBe(200);
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (d: string) => (text += d));
+  const ended = new Promise<'end' | 'aborted'>((resolve) => {
+    res.on('end', () => resolve('end'));
+    res.on('aborted', () => resolve('aborted'));
+  });
+  // The initial state (system namespaces) arrives before shutdown.
+  while (!text.includes('kube-system')) await new Promise((r) => res.once('data', r));
+  await other.stop();
+  expect(await ended).toBe('end');
+  for (const line of text.split('\n').filter(Boolean)) expect(JSON.parse(line).type).toBe('ADDED');
+});
