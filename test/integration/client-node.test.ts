@@ -156,7 +156,12 @@ describe('CoreV1Api CRUD', () => {
     const read = await core.readNamespacedResourceQuota({ name: 'q1', namespace: 'cn' });
     expect(read.metadata?.uid).toBe(created.metadata?.uid);
     expect((await core.listNamespacedResourceQuota({ namespace: 'cn', labelSelector: 'tier in (gold,silver)' })).items.map((q) => q.metadata?.name)).toEqual(['q1']);
-    const replaced = await core.replaceNamespacedResourceQuota({ name: 'q1', namespace: 'cn', body: { ...read, spec: { hard: { secrets: '5' } } } });
+    // Unconditional (no resourceVersion): the quota controller writes status concurrently, as in kube.
+    const replaced = await core.replaceNamespacedResourceQuota({
+      name: 'q1',
+      namespace: 'cn',
+      body: { ...read, metadata: { ...read.metadata, resourceVersion: undefined }, spec: { hard: { secrets: '5' } } },
+    });
     expect(replaced.spec?.hard).toEqual({ secrets: '5' });
     const patched = await core.patchNamespacedResourceQuota({ name: 'q1', namespace: 'cn', body: { spec: { hard: { configmaps: '3' } } } }, mergePatch());
     expect(patched.spec?.hard).toEqual({ secrets: '5', configmaps: '3' });
