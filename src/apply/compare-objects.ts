@@ -1,0 +1,123 @@
+/**
+ * The difference between two values of a type (smd typed/compare.go): the fields added,
+ * modified and removed. A map or list that appears or disappears is itself added or removed.
+ */
+import { DEDUCED, ListAtom, TypeRef, deduceAtom, fieldType } from './apply-type';
+import { FieldSet } from './field-set';
+import { equalValues, isJsonObject, JsonValue } from './json-value';
+import { listItemElement } from './list-item';
+import { PathElement, comparePathElements } from './path-element';
+
+/** Fields added, modified (leaf value changed) and removed from lhs to rhs. */
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+const deduced: TypeRef = () => DEDUCED;
+
+/** Compares lhs (before) with rhs (after); undefined means absent. Never throws. */
+export function compareObjects(lhs: unknown, rhs: unknown, type: TypeRef): Comparison {
+  const cmp: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
+  compare(lhs, rhs, type, [], cmp);
+  return cmp;
+}
+
+/** True when the comparison holds no change. */
+export function isSame(c: Comparison): boolean {
+  return c.added.isEmpty() && c.modified.isEmpty() && c.removed.isEmpty();
+}
+
+/** The comparison with the given fields (and everything under them) left out. */
+export function excludeFields(c: Comparison, fields: FieldSet | undefined): Comparison {
+  if (!fields || fields.isEmpty()) return c;
+  return {
+    added: c.added.recursiveDifference(fields),
+    modified: c.modified.recursiveDifference(fields),
+    removed: c.removed.recursiveDifference(fields),
+  };
+}
+
+const isEmptyList = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+const isEmptyMap = (v: unknown): boolean => v === undefined || v === null || (isJsonObject(v) && Object.keys(v).length === 0);
+
+function compare(lhs: unknown, rhs: unknown, type: TypeRef, path: PathElement[], cmp: Comparison): void {
+  const t = type();
+  const al = deduceAtom(t, lhs);
+  const ar = deduceAtom(t, rhs);
+  // When the two sides have different kinds, smd walks both; the net effect is a changed leaf.
+  const atom = rhs === undefined ? al : ar;
+  let inLeaf = false;
+  const leaf = (): void => {
+    inLeaf = true;
+    if (lhs === undefined) cmp.added.insert(path);
+    else if (rhs === undefined) cmp.removed.insert(path);
+    else if (!equalValues(lhs as JsonValue, rhs as JsonValue)) cmp.modified.insert(path);
+  };
+  if (lhs !== undefined && rhs !== undefined && kindOf(al) !== kindOf(ar)) leaf();
+  else if (atom.map) {
+    if (atom.map.atomic || (isEmptyMap(lhs) && isEmptyMap(rhs))) leaf();
+    else {
+      const l = isJsonObject(lhs) ? lhs : {};
+      const r = isJsonObject(rhs) ? rhs : {};
+      for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
+        const ft = fieldType(atom.map, key) ?? deduced;
+        compare(l[key], r[key], ft, [...path, { kind: 'field', name: key }], cmp);
+      }
+    }
+  } else if (atom.list) {
+    if (atom.list.relationship === 'atomic' || (isEmptyList(lhs) && isEmptyList(rhs))) leaf();
+    else compareLists(atom.list, Array.isArray(lhs) ? lhs : [], Array.isArray(rhs) ? rhs : [], path, cmp);
+  } else leaf();
+  if (!inLeaf) {
+    if (lhs === undefined) cmp.added.insert(path);
+    else if (rhs === undefined) cmp.removed.insert(path);
+  }
+}
+
+const kindOf = (a: { map?: unknown; list?: unknown }): string => (a.map ? 'map' : a.list ? 'list' : 'scalar');
+
+function compareLists(list: ListAtom, lhs: unknown[], rhs: unknown[], path: PathElement[], cmp: Comparison): void {
+  const order: PathElement[] = [];
+  const lv = groupItems(list, lhs, order);
+  const rv = groupItems(list, rhs, order, lv);
+  for (const pe of order) {
+    const l = lookup(lv, pe) ?? [];
+    const r = lookup(rv, pe) ?? [];
+    const p = [...path, pe];
+    if (l.length <= 1 && r.length <= 1) {
+      compare(l[0], r[0], list.elem, p, cmp);
+    } else if (l.length >= 2 && r.length >= 2) {
+      if (l.length !== r.length || !l.every((x, i) => equalValues(x as JsonValue, r[i] as JsonValue))) cmp.modified.insert(p);
+    } else if (l.length >= 2) {
+      if (r.length) compare(undefined, r[0], list.elem, p, cmp);
+      cmp.removed.insert(p);
+    } else {
+      if (l.length) compare(l[0], undefined, list.elem, p, cmp);
+      cmp.added.insert(p);
+    }
+  }
+}
+
+type Groups = Array<{ pe: PathElement; items: unknown[] }>;
+
+function lookup(groups: Groups, pe: PathElement): unknown[] | undefined {
+  return groups.find((g) => comparePathElements(g.pe, pe) === 0)?.items;
+}
+
+// Items grouped by path element, first-seen order appended to `order` (skipping those in `known`).
+function groupItems(list: ListAtom, items: unknown[], order: PathElement[], known?: Groups): Groups {
+  const groups: Groups = [];
+  for (const item of items) {
+    const { pe } = listItemElement(list, item);
+    if (!pe) continue;
+    const g = groups.find((x) => comparePathElements(x.pe, pe) === 0);
+    if (g) g.items.push(item);
+    else {
+      groups.push({ pe, items: [item] });
+      if (!known || !lookup(known, pe)) order.push(pe);
+    }
+  }
+  return groups;
+}

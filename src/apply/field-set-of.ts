@@ -1,0 +1,88 @@
+/**
+ * The fields a value specifies (smd typed/tofieldset.go), and smd's EnsureNamedFieldsAreMembers.
+ */
+import { ApplySchema, ApplySchemaResolver, ApplyTypes, DEDUCED, TypeRef, deduceAtom, fieldType } from './apply-type';
+import { FieldSet } from './field-set';
+import { isJsonObject } from './json-value';
+import { listItemElement } from './list-item';
+import { FieldPath, PathElement, comparePathElements, fieldElement } from './path-element';
+
+const deduced: TypeRef = () => DEDUCED;
+
+/**
+ * The set of fields a value specifies, per its type: scalars and atomic lists/maps are members;
+ * struct fields are members only when null or `{}`; map keys and list items always are (their
+ * contents too). Never throws; items it cannot identify are skipped.
+ */
+export function fieldSetOfValue(value: unknown, type: TypeRef): FieldSet {
+  const set = FieldSet.empty();
+  walk(value, type, [], set);
+  return set;
+}
+
+/** fieldSetOfValue for a schema (e.g. an apply configuration against the Secret schema). */
+export function fieldSetOf(obj: unknown, schema: ApplySchema, resolve: ApplySchemaResolver): FieldSet {
+  return fieldSetOfValue(obj, new ApplyTypes(resolve).root(schema));
+}
+
+function walk(v: unknown, type: TypeRef, path: PathElement[], set: FieldSet): void {
+  const atom = deduceAtom(type(), v);
+  if (atom.map) {
+    if (atom.map.atomic) return void set.insert(path);
+    if (!isJsonObject(v)) return;
+    for (const [key, child] of Object.entries(v)) {
+      const p = [...path, fieldElement(key)];
+      walk(child, fieldType(atom.map, key) ?? deduced, p, set);
+      const declared = atom.map.fields.has(key);
+      if (child === null || (isJsonObject(child) && Object.keys(child).length === 0) || !declared) set.insert(p);
+    }
+    return;
+  }
+  if (atom.scalar) return void set.insert(path);
+  if (atom.list) {
+    if (atom.list.relationship === 'atomic') return void set.insert(path);
+    if (!Array.isArray(v)) return;
+    const pes = v.map((item) => listItemElement(atom.list!, item).pe);
+    const seen: PathElement[] = [];
+    const dup: PathElement[] = [];
+    const has = (xs: PathElement[], pe: PathElement): boolean => xs.some((x) => comparePathElements(x, pe) === 0);
+    for (const pe of pes) {
+      if (!pe) continue;
+      if (!has(seen, pe)) seen.push(pe);
+      else if (!has(dup, pe)) {
+        dup.push(pe);
+        set.insert([...path, pe]); // a duplicated item is owned as a whole
+      }
+    }
+    v.forEach((item, i) => {
+      const pe = pes[i];
+      if (!pe || has(dup, pe)) return;
+      const p = [...path, pe];
+      walk(item, atom.list!.elem, p, set);
+      set.insert(p);
+    });
+  }
+}
+
+/**
+ * smd EnsureNamedFieldsAreMembers: adds, as members, the declared struct fields that have
+ * members below them (so removing them removes the struct field itself, not just its contents).
+ */
+export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeRef | undefined): FieldSet {
+  const out = FieldSet.empty();
+  visit(set, type, [], out);
+  return out;
+}
+
+function visit(set: FieldSet, type: TypeRef | undefined, prefix: FieldPath, out: FieldSet): void {
+  const atom = type?.();
+  for (const m of set.memberElements()) out.insert([...prefix, m]);
+  for (const { pe, set: child } of set.childEntries()) {
+    let childType: TypeRef | undefined;
+    if (pe.kind === 'field' && atom?.map) {
+      if (atom.map.fields.has(pe.name)) out.insert([...prefix, pe]);
+      childType = fieldType(atom.map, pe.name);
+    } else if (pe.kind === 'key' && atom?.list) childType = atom.list.elem;
+    visit(child, childType, [...prefix, pe], out);
+  }
+}
