@@ -10,6 +10,7 @@ import { patchHandler } from './handlers/patch';
 import { getHandler, listHandler } from './handlers/read';
 import { updateHandler } from './handlers/update';
 import { watchHandler } from './handlers/watch';
+import type { ApplyTypes } from '../apply';
 import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
 import type { RequestInfo } from './request-info';
@@ -44,6 +45,7 @@ export interface ResourceRouterDeps {
   /** Given only while CBORServingAndStorage is on. */
   cbor?: CborSerializer;
   encodings: EncodingCache;
+  applyTypes: ApplyTypes;
 }
 
 export async function serveResource(
@@ -87,6 +89,7 @@ export async function serveResource(
     protobuf: deps.protobuf,
     cbor: deps.cbor,
     encodings: deps.encodings,
+    applyTypes: deps.applyTypes,
     ctx: {
       user,
       namespace: def.namespaced ? info.namespace : '',

@@ -2,6 +2,7 @@
 import type { Request, Response } from 'express';
 import type { GenericStore, RequestContext } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
+import type { ApplyTypes } from '../apply';
 import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
 import type { RequestInfo } from './request-info';
@@ -20,6 +21,8 @@ export interface HandlerScope {
   cbor?: CborSerializer;
   /** Per-server memo of watch event encodings (shared by every watcher). */
   encodings: EncodingCache;
+  /** Per-server cache of the types server-side apply compiles from the schemas. */
+  applyTypes: ApplyTypes;
 }
 
 export type VerbHandler = (s: HandlerScope) => Promise<void>;

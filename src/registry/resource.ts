@@ -56,6 +56,8 @@ export interface SubresourceDefinition {
   verbs: Verb[];
   /** The update strategy for writes through this subresource. */
   strategy: Strategy;
+  /** Fields this subresource's writes reset (kube's GetResetFields): never owned by a field manager. */
+  resetFields?: string[][];
 }
 
 export interface ResourceDefinition {
@@ -86,4 +88,6 @@ export interface ResourceDefinition {
   tableColumns?: TableColumn[];
   /** The object kube returns for DELETE (namespaces return the object; most types a Status). */
   returnDeletedObject: boolean;
+  /** Fields main-resource writes reset (kube's GetResetFields, e.g. status): never owned by a field manager. */
+  resetFields?: string[][];
 }

@@ -19,6 +19,7 @@ import { BytePath, ByteFieldSchema, CborCodec, byteFieldPaths } from '../storage
 import { ProtobufCodec } from '../storage/codec/protobuf-codec';
 import { FeatureGates } from '../config';
 import { EncodingCache } from '../endpoints/encoding-cache';
+import { ApplySchema, ApplyTypes } from '../apply';
 import { errorHandler } from './filters/error-handler';
 import { filterChain } from './filters/chain';
 import type { HealthCheck } from './health';
@@ -118,6 +119,7 @@ export class ApiServer {
         protobuf,
         cbor,
         encodings: new EncodingCache(),
+        applyTypes: new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined),
       }),
     );
     this.app.use(errorHandler(opts.logger));

@@ -14,6 +14,7 @@ import {
 import { CborSerializer, ProtobufSerializer, encodeBody } from '../endpoints/codec';
 import { OpenApiDocuments } from '../endpoints/openapi-documents';
 import { EncodingCache } from '../endpoints/encoding-cache';
+import type { ApplyTypes } from '../apply';
 import type { RequestInfo } from '../endpoints/request-info';
 import { routeNotFound, serveResource } from '../endpoints/resource-router';
 import type { Registry } from '../registry';
@@ -30,6 +31,7 @@ export interface RouteDeps {
   /** Only while CBORServingAndStorage is on. */
   cbor?: CborSerializer;
   encodings: EncodingCache;
+  applyTypes: ApplyTypes;
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {

@@ -1,32 +1,65 @@
-/** PATCH by Content-Type: JSON patch, merge patch, strategic merge patch. */
-import { KubeObject, errors, fieldErrors } from '../../api';
+/** PATCH by Content-Type: JSON patch, merge patch, strategic merge patch, and server-side apply. */
+import * as yaml from 'js-yaml';
+import { KubeObject, errors, fieldErrors, isObject } from '../../api';
 import { applyPatch, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
+import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, parseDryRun, parseFieldValidation } from './write-options';
 
 const supportedPatchTypes = [
   'application/json-patch+json',
   'application/merge-patch+json',
   'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
 ];
+
+function checkName(s: HandlerScope, obj: KubeObject): void {
+  if ((obj.metadata.name ?? '') !== s.info.name) {
+    throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${s.info.name})`);
+  }
+}
 
 export async function patchHandler(s: HandlerScope): Promise<void> {
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'PatchOptions');
+  // kube has no CBOR form of the non-apply patch kinds; apply-patch+cbor is not served yet either.
   const type = patchTypeFromContentType(String(s.req.headers['content-type'] ?? ''));
-  // Apply patches (apply-patch+yaml, and apply-patch+cbor which kube accepts only with
-  // CBORServingAndStorage on) wait for server-side apply: until then both answer this 415, gate on
-  // or off. kube has no CBOR form of the other patch kinds, so `application/cbor` is 415 here too.
-  if (!type || type === 'application/apply-patch+yaml') throw errors.unsupportedMediaType(supportedPatchTypes);
+  if (!type) throw errors.unsupportedMediaType(supportedPatchTypes);
+  validateManagerParam(s, 'PatchOptions');
+  const validation = parseFieldValidation(s);
+  const raw = (await readBody(s.req)).toString('utf8');
+  const subresource = s.info.subresource || undefined;
+
+  if (type === 'application/apply-patch+yaml') {
+    let config: unknown;
+    try {
+      config = yaml.load(raw, { schema: yaml.JSON_SCHEMA });
+    } catch (e) {
+      throw errors.badRequest(`error decoding YAML: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (!isObject(config)) throw errors.badRequest('error decoding YAML: the apply configuration must be an object');
+    // An apply creates the object when it does not exist (never through a subresource).
+    const r = await s.store.update(
+      s.ctx,
+      s.info.name,
+      (current) => {
+        const obj = admitObject(s, serverSideApply(s, current, config as Record<string, unknown>), validation);
+        checkName(s, obj);
+        return obj;
+      },
+      { subresource, create: 'always' },
+    );
+    writeObject(s, r.created ? 201 : 200, r.object, target);
+    return;
+  }
+
   if (s.query.force !== undefined) {
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
       fieldErrors.forbidden('force', 'may not be specified for non-apply patch'),
     ]);
   }
-  const validation = parseFieldValidation(s);
-  const raw = (await readBody(s.req)).toString('utf8');
   let patch: unknown;
   try {
     patch = JSON.parse(raw);
@@ -39,13 +72,11 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     (current) => {
       if (!current) throw errors.notFound(s.store.gr, s.info.name);
       const patched = applyPatch(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
-      const obj: KubeObject = admitObject(s, patched, validation);
-      if ((obj.metadata.name ?? '') !== s.info.name) {
-        throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${s.info.name})`);
-      }
-      return obj;
+      const obj = admitObject(s, patched, validation);
+      checkName(s, obj);
+      return trackUpdate(s, current, obj);
     },
-    { subresource: s.info.subresource || undefined, create: 'never' },
+    { subresource, create: 'never' },
   );
   writeObject(s, 200, r.object, target);
 }

@@ -2,16 +2,20 @@
 import { errors } from '../../api';
 import { negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
+import { trackUpdate, validateManagerParam } from './field-manager';
 import { parseDryRun, readObjectBody } from './write-options';
 
 export async function updateHandler(s: HandlerScope): Promise<void> {
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'UpdateOptions');
+  validateManagerParam(s, 'UpdateOptions');
   const obj = await readObjectBody(s);
   const bodyName = obj.metadata.name ?? '';
   if (bodyName !== s.info.name) {
     throw errors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${s.info.name})`);
   }
-  const r = await s.store.update(s.ctx, s.info.name, () => obj, { subresource: s.info.subresource || undefined });
+  const r = await s.store.update(s.ctx, s.info.name, (current) => trackUpdate(s, current, structuredClone(obj)), {
+    subresource: s.info.subresource || undefined,
+  });
   writeObject(s, r.created ? 201 : 200, r.object, target);
 }

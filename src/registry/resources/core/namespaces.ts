@@ -76,9 +76,10 @@ export const namespaces: ResourceDefinition = {
   categories: [],
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: [
-    { name: 'finalize', verbs: ['update'], strategy: finalizeStrategy },
-    { name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy },
+    { name: 'finalize', verbs: ['update'], strategy: finalizeStrategy, resetFields: [['status']] },
+    { name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy, resetFields: [['spec']] },
   ],
+  resetFields: [['status'], ['spec', 'finalizers']],
   schemaName: 'io.k8s.api.core.v1.Namespace',
   nameValidation: 'label',
   returnDeletedObject: true,

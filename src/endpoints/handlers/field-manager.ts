@@ -1,0 +1,69 @@
+/**
+ * The field-manager step of every write (kube's FieldManager in the handlers): records who owns
+ * which fields in metadata.managedFields, and performs server-side apply.
+ */
+import { KubeObject, errors, fieldErrors, timestamp } from '../../api';
+import { ApplySchema, FieldSet, apply, pathOf, update, validateFieldManager } from '../../apply';
+import type { HandlerScope } from '../scope';
+
+/** kube's FieldManagerMaxLength. */
+const maxManagerLength = 128;
+
+/**
+ * kube's managerOrUserAgent: the fieldManager parameter, else the User-Agent's text before the first
+ * "/" with unprintable characters dropped, cut to 128 bytes.
+ */
+export function managerFor(s: HandlerScope): string {
+  const given = s.query.fieldManager;
+  if (given) return given;
+  let out = '';
+  for (const ch of String(s.req.headers['user-agent'] ?? '').split('/')[0] ?? '') {
+    if (/\p{C}/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > maxManagerLength) break;
+    out += ch;
+  }
+  return out;
+}
+
+/** The fieldManager parameter's own validation (422 on <Op>Options, as kube's Validate*Options). */
+export function validateManagerParam(s: HandlerScope, optionsKind: string): void {
+  const m = s.query.fieldManager;
+  if (m === undefined) return;
+  const errs = validateFieldManager(m, 'fieldManager');
+  if (errs.length) throw errors.invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', errs);
+}
+
+function resetFieldsOf(s: HandlerScope): FieldSet | undefined {
+  const def = s.store.def;
+  const paths = s.info.subresource ? def.subresources.find((x) => x.name === s.info.subresource)?.resetFields : def.resetFields;
+  return paths?.length ? FieldSet.of(...paths.map((p) => pathOf(...p))) : undefined;
+}
+
+function context(s: HandlerScope) {
+  const schema = s.schemas.get(s.store.def.schemaName) as ApplySchema | undefined;
+  if (!schema) throw errors.internal(new Error(`no schema for ${s.store.def.kind}`));
+  return {
+    schema,
+    resolve: (ref: string) => s.schemas.resolve(ref) as ApplySchema | undefined,
+    types: s.applyTypes,
+    apiVersion: s.store.apiVersion,
+    subresource: s.info.subresource || undefined,
+    time: timestamp(s.ctx.now()),
+    resetFields: resetFieldsOf(s),
+  };
+}
+
+/** A create, update or non-apply patch: the manager takes the fields it changed; never a conflict. */
+export function trackUpdate(s: HandlerScope, live: KubeObject | null, updated: KubeObject): KubeObject {
+  return update({ ...context(s), live, updated, manager: managerFor(s) }).object;
+}
+
+/** Server-side apply of a configuration to the live object (null: the apply creates it). */
+export function serverSideApply(s: HandlerScope, live: KubeObject | null, config: Record<string, unknown>): KubeObject {
+  const manager = s.query.fieldManager ?? '';
+  if (!manager) {
+    throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
+  }
+  const force = s.query.force === 'true' || s.query.force === '1';
+  return apply({ ...context(s), live, config, manager, force, kind: s.store.def.kind }).object;
+}

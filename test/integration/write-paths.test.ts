@@ -1,0 +1,128 @@
+/**
+ * Every write path through kubectl (issue 4): client- and server-side apply with managed fields and
+ * conflicts, the three patch types, label/annotate, edit, diff, server dry-run and field validation.
+ */
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { startTestEtcd, TestEtcd } from '../support/etcd';
+import { startTestServer, TestServer } from '../support/api-server';
+
+let etcd: TestEtcd;
+let srv: TestServer;
+const ns = 'wp';
+
+beforeAll(async () => {
+  etcd = await startTestEtcd();
+  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
+  expect((await srv.kubectl(['create', 'namespace', ns])).code).toBe(0);
+});
+afterAll(async () => {
+  await srv?.stop();
+  await etcd?.stop();
+});
+
+const cm = (name: string, data: Record<string, string>, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, ...extra }, data });
+const k = (args: string[], input?: string) => srv.kubectl(args, { input });
+const managed = async (name: string) =>
+  JSON.parse((await k(['-n', ns, 'get', 'cm', name, '-o', 'json', '--show-managed-fields'])).stdout).metadata.managedFields as Array<{
+    manager: string;
+    operation: string;
+    fieldsV1: Record<string, unknown>;
+  }>;
+
+test('apply --server-side twice, a conflict with another manager, then --force-conflicts moves ownership', async () => {
+  expect(await k(['apply', '--server-side', '--field-manager=alice', '-f', '-'], cm('ssa', { a: '1', b: '2' }))).toMatchObject({
+    code: 0,
+    stdout: 'configmap/ssa serverside-applied\n',
+  });
+  expect((await k(['apply', '--server-side', '--field-manager=alice', '-f', '-'], cm('ssa', { a: '1', b: '2' }))).code).toBe(0);
+  expect(await managed('ssa')).toEqual([
+    expect.objectContaining({ manager: 'alice', operation: 'Apply', fieldsV1: { 'f:data': { 'f:a': {}, 'f:b': {} } } }),
+  ]);
+  const conflict = await k(['apply', '--server-side', '--field-manager=bob', '-f', '-'], cm('ssa', { a: '9' }));
+  expect(conflict.code).toBe(1);
+  expect(conflict.stderr).toMatch(/^error: Apply failed with 1 conflict: conflict with "alice": \.data\.a\n/);
+  // The same value is shared, not a conflict.
+  expect((await k(['apply', '--server-side', '--field-manager=carol', '-f', '-'], cm('ssa', { b: '2' }))).code).toBe(0);
+  expect((await k(['apply', '--server-side', '--field-manager=bob', '--force-conflicts', '-f', '-'], cm('ssa', { a: '9' }))).code).toBe(0);
+  const owners = Object.fromEntries((await managed('ssa')).map((m) => [m.manager, m.fieldsV1]));
+  expect(owners).toEqual({ alice: { 'f:data': { 'f:b': {} } }, bob: { 'f:data': { 'f:a': {} } }, carol: { 'f:data': { 'f:b': {} } } });
+  expect((await k(['-n', ns, 'get', 'cm', 'ssa', '-o', 'jsonpath={.data}'])).stdout).toBe('{"a":"9","b":"2"}');
+  // Dropping a field from alice's configuration keeps it while carol still owns it.
+  expect((await k(['apply', '--server-side', '--field-manager=alice', '-f', '-'], cm('ssa', {}))).code).toBe(0);
+  expect((await k(['-n', ns, 'get', 'cm', 'ssa', '-o', 'jsonpath={.data}'])).stdout).toBe('{"a":"9","b":"2"}');
+  // Without another owner it goes.
+  expect((await k(['apply', '--server-side', '--field-manager=carol', '-f', '-'], cm('ssa', {}))).code).toBe(0);
+  expect((await k(['-n', ns, 'get', 'cm', 'ssa', '-o', 'jsonpath={.data}'])).stdout).toBe('{"a":"9"}');
+});
+
+test('apply without fieldManager over HTTP is 422 on PatchOptions; managedFields in an apply body is 400', async () => {
+  const path_ = `/api/v1/namespaces/${ns}/configmaps/raw`;
+  const headers = { 'content-type': 'application/apply-patch+yaml' };
+  const noManager = await srv.request('PATCH', path_, { body: cm('raw', { a: '1' }), headers });
+  expect(noManager.status).toBe(422);
+  expect(noManager.json().message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  const created = await srv.request('PATCH', `${path_}?fieldManager=m`, { body: cm('raw', { a: '1' }), headers });
+  expect(created.status).toBe(201);
+  const withMf = JSON.stringify({ ...JSON.parse(cm('raw', { a: '2' })), metadata: { name: 'raw', managedFields: [{ manager: 'x' }] } });
+  const bad = await srv.request('PATCH', `${path_}?fieldManager=m`, { body: withMf, headers });
+  expect(bad.status).toBe(400);
+  const force = await srv.request('PATCH', `${path_}?force=true`, { body: { data: { a: '3' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  expect(force.status).toBe(422);
+  expect(force.json().message).toBe('PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+});
+
+test('patch --type json|merge|strategic, label and annotate record their managers', async () => {
+  expect((await k(['apply', '-f', '-'], cm('p', { a: '1' }))).code).toBe(0);
+  expect(await k(['-n', ns, 'patch', 'cm', 'p', '--type', 'json', '-p', '[{"op":"add","path":"/data/j","value":"J"}]'])).toMatchObject({
+    code: 0,
+    stdout: 'configmap/p patched\n',
+  });
+  expect((await k(['-n', ns, 'patch', 'cm', 'p', '--type', 'merge', '-p', '{"data":{"m":"M"}}'])).code).toBe(0);
+  expect((await k(['-n', ns, 'patch', 'cm', 'p', '--type', 'strategic', '-p', '{"data":{"s":"S","a":null}}'])).code).toBe(0);
+  expect((await k(['-n', ns, 'label', 'cm', 'p', 'tier=web'])).code).toBe(0);
+  expect((await k(['-n', ns, 'annotate', 'cm', 'p', 'note=hi'])).code).toBe(0);
+  expect((await k(['-n', ns, 'get', 'cm', 'p', '-o', 'jsonpath={.data}'])).stdout).toBe('{"j":"J","m":"M","s":"S"}');
+  const managers = (await managed('p')).map((m) => `${m.manager}/${m.operation}`);
+  expect(managers).toEqual(
+    expect.arrayContaining(['kubectl-client-side-apply/Update', 'kubectl-patch/Update', 'kubectl-label/Update', 'kubectl-annotate/Update']),
+  );
+  const failedTest = await k(['-n', ns, 'patch', 'cm', 'p', '--type', 'json', '-p', '[{"op":"test","path":"/data/j","value":"nope"}]']);
+  expect(failedTest.code).toBe(1);
+  expect(failedTest.stderr).toContain('The request is invalid');
+});
+
+test('edit with EDITOR set to a script, diff (server dry-run) and create --dry-run=server persist only what they should', async () => {
+  expect((await k(['apply', '-f', '-'], cm('e', { a: '1' }))).code).toBe(0);
+  const editor = path.join(srv.dir, 'editor.sh');
+  await writeFile(editor, `#!/bin/sh\nsed -i 's/a: "1"/a: "edited"/' "$1"\n`);
+  await chmod(editor, 0o755);
+  expect(await srv.kubectl(['-n', ns, 'edit', 'cm', 'e'], { env: { EDITOR: editor, KUBE_EDITOR: editor } })).toMatchObject({
+    code: 0,
+    stdout: 'configmap/e edited\n',
+  });
+  expect((await k(['-n', ns, 'get', 'cm', 'e', '-o', 'jsonpath={.data.a}'])).stdout).toBe('edited');
+
+  const diff = await k(['diff', '-f', '-'], cm('e', { a: 'changed' }));
+  expect(diff.code).toBe(1); // kubectl diff exits 1 when there are differences
+  expect(diff.stdout).toMatch(/-\s+a: edited\n\+\s+a: changed/);
+  expect((await k(['-n', ns, 'get', 'cm', 'e', '-o', 'jsonpath={.data.a}'])).stdout).toBe('edited');
+
+  expect(await k(['-n', ns, 'create', 'cm', 'dry', '--from-literal=x=1', '--dry-run=server'])).toMatchObject({
+    code: 0,
+    stdout: 'configmap/dry created (server dry run)\n',
+  });
+  expect((await k(['-n', ns, 'get', 'cm', 'dry'])).code).toBe(1);
+});
+
+test('apply --validate=strict rejects unknown fields; --validate=warn warns and drops them', async () => {
+  const bad = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'v', namespace: ns }, data: { a: '1' }, bogus: true });
+  const strict = await k(['apply', '--validate=strict', '-f', '-'], bad);
+  expect(strict.code).toBe(1);
+  expect(strict.stderr).toContain('unknown field "bogus"');
+  const warn = await k(['apply', '--validate=warn', '-f', '-'], bad);
+  expect(warn.code).toBe(0);
+  expect(warn.stderr).toContain('Warning: unknown field "bogus"');
+  expect(JSON.parse((await k(['-n', ns, 'get', 'cm', 'v', '-o', 'json'])).stdout)).not.toHaveProperty('bogus');
+});
