@@ -131,3 +131,31 @@ export interface Status {
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** ObjectMeta's fields in Go struct order (the order kube serialises them). */
+const objectMetaOrder = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+
+/** A copy of metadata with kube's key order (unknown keys keep their place after the known ones). */
+export function orderObjectMeta(meta: ObjectMeta): ObjectMeta {
+  const src = meta as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of objectMetaOrder) if (src[k] !== undefined) out[k] = src[k];
+  for (const [k, v] of Object.entries(src)) if (!(k in out) && v !== undefined) out[k] = v;
+  return out as ObjectMeta;
+}

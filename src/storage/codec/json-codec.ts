@@ -1,5 +1,5 @@
 /** The storage codec: objects are stored as JSON without metadata.resourceVersion (etcd's revision is the truth). */
-import { KubeObject } from '../../api';
+import { KubeObject, orderObjectMeta } from '../../api';
 
 export interface StorageCodec {
   encode(obj: KubeObject): Buffer;
@@ -10,11 +10,13 @@ export interface StorageCodec {
 export const jsonCodec: StorageCodec = {
   encode(obj) {
     const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
-    return Buffer.from(JSON.stringify({ ...obj, metadata: meta }));
+    // kind, apiVersion, metadata first and ObjectMeta in Go order, so every read serialises as kube does.
+    const { kind, apiVersion, metadata: _m, ...rest } = obj;
+    return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: orderObjectMeta(meta), ...rest }));
   },
   decode(data, revision) {
     const obj = JSON.parse(data.toString('utf8')) as KubeObject;
-    obj.metadata = { ...(obj.metadata ?? {}), resourceVersion: revision.toString() };
+    obj.metadata = orderObjectMeta({ ...(obj.metadata ?? {}), resourceVersion: revision.toString() });
     return obj;
   },
 };

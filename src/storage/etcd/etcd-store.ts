@@ -6,7 +6,7 @@
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject, errors } from '../../api';
+import { KubeObject, errors, orderObjectMeta } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError } from '../errors';
 import {
@@ -372,7 +372,7 @@ function keyExists(key: string): StorageError {
 }
 
 function withRevision(obj: KubeObject, revision: bigint): KubeObject {
-  return { ...obj, metadata: { ...obj.metadata, resourceVersion: revision.toString() } };
+  return { ...obj, metadata: orderObjectMeta({ ...obj.metadata, resourceVersion: revision.toString() }) };
 }
 
 /** kube's storage Preconditions.Check, with its StorageError wording. */
