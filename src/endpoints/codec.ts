@@ -33,6 +33,8 @@ export function decodeBody(
   protobuf?: ProtobufSerializer,
   expectedApiVersion = 'v1',
   cbor?: CborSerializer,
+  /** YAML repeated keys: the last wins silently, or (`raise`) the parser's error is thrown as is. */
+  yamlDuplicates: 'last-wins' | 'raise' = 'last-wins',
 ): unknown {
   if (format === 'protobuf') {
     if (!protobuf) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
@@ -55,9 +57,11 @@ export function decodeBody(
   }
   const text = body.toString('utf8');
   try {
-    if (format === 'yaml') return yaml.load(text, { schema: yaml.JSON_SCHEMA });
+    if (format === 'yaml') return yaml.load(text, { schema: yaml.JSON_SCHEMA, json: yamlDuplicates === 'last-wins' });
     return JSON.parse(text);
   } catch (e) {
+    // A repeated YAML key is a strict-decoding matter, reported by the caller (duplicate-fields.ts).
+    if (yamlDuplicates === 'raise' && (e as { reason?: string }).reason === 'duplicated mapping key') throw e;
     const why = format === 'yaml' ? `error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}` : `json parse error: ${(e as Error).message}`;
     throw errors.badRequest(
       `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; ${why} (${summarizeData(body)})`,

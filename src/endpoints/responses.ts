@@ -10,6 +10,8 @@ import type { HandlerScope } from './scope';
 export function writeWarnings(res: Response, warnings: string[]): void {
   if (res.headersSent) return;
   for (const w of [...new Set(warnings)]) {
+    // kube's recorder refuses control characters in warnings; a header could not carry them anyway.
+    if (/[\u0000-\u001f\u007f]/.test(w)) continue;
     res.append('Warning', `299 - "${w.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
   }
 }

@@ -126,3 +126,31 @@ test('apply --validate=strict rejects unknown fields; --validate=warn warns and 
   expect(warn.stderr).toContain('Warning: unknown field "bogus"');
   expect(JSON.parse((await k(['-n', ns, 'get', 'cm', 'v', '-o', 'json'])).stdout)).not.toHaveProperty('bogus');
 });
+
+test('duplicate fields in JSON and YAML bodies: Strict rejects naming them, Warn warns, Ignore is silent', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const json = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup","name":"dup"},"data":{"a":"1","a":"2"}}';
+  const strict = await srv.request('POST', `${base}?fieldValidation=Strict`, { body: json });
+  expect(strict.status).toBe(400);
+  expect(strict.json().message).toBe(
+    'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", duplicate field "data.a"',
+  );
+  const warn = await srv.request('POST', base, { body: json });
+  expect(warn.status).toBe(201);
+  expect(warn.headers.warning).toBe('299 - "duplicate field \\"metadata.name\\"", 299 - "duplicate field \\"data.a\\""');
+  expect(warn.json().data).toEqual({ a: '2' });
+  const ignore = await srv.request('POST', `${base}?fieldValidation=Ignore`, { body: json.replace(/"dup"/g, '"dup2"') });
+  expect(ignore.status).toBe(201);
+  expect(ignore.headers.warning).toBeUndefined();
+
+  const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dupy\ndata:\n  a: "1"\n  a: "2"\n';
+  const headers = { 'content-type': 'application/yaml' };
+  const ys = await srv.request('POST', `${base}?fieldValidation=Strict`, { body: yaml, headers });
+  expect(ys.status).toBe(400);
+  expect(ys.json().message).toBe(
+    'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
+  );
+  const yw = await srv.request('POST', base, { body: yaml, headers });
+  expect(yw.status).toBe(201);
+  expect(yw.json().data).toEqual({ a: '2' });
+});

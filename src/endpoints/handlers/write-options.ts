@@ -2,6 +2,7 @@
 import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion } from '../../api';
 import { decodeBody } from '../codec';
 import { readBody } from '../body';
+import { jsonDuplicateFields, yamlWithDuplicates } from '../duplicate-fields';
 import { requestBodyFormat } from '../negotiation';
 import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
@@ -32,7 +33,16 @@ export function parseFieldValidation(s: HandlerScope): FieldValidation {
  * the endpoint when absent, mismatches rejected, type errors → 400, unknown fields handled per
  * fieldValidation (Strict → 400, Warn → warnings) and pruned.
  */
-export function admitObject(s: HandlerScope, raw: unknown, validation: FieldValidation): KubeObject {
+/**
+ * Problems only strict decoding sees (duplicate keys), as the Strict error texts and the Warn
+ * warning texts (kube splits a YAML error into one warning per line).
+ */
+export interface StrictProblems {
+  strict: string[];
+  warn: string[];
+}
+
+export function admitObject(s: HandlerScope, raw: unknown, validation: FieldValidation, extra: StrictProblems = { strict: [], warn: [] }): KubeObject {
   const def = s.store.def;
   const expected = apiVersionOf(def);
   if (!isObject(raw)) {
@@ -48,12 +58,13 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
     throw errors.badRequest(`${kind} in version "${def.version}" cannot be handled as a ${def.kind}: no kind "${kind}" is registered for version "${apiVersion}" in scheme`);
   }
   const decoded = s.schemas.decode(def.schemaName, { ...raw, apiVersion, kind });
-  if (decoded.unknownFields.length && validation !== 'Ignore') {
-    const msgs = decoded.unknownFields.map((f) => `unknown field "${f}"`);
+  if ((decoded.unknownFields.length || extra.strict.length) && validation !== 'Ignore') {
+    const unknown = decoded.unknownFields.map((f) => `unknown field "${f}"`);
     if (validation === 'Strict') {
+      const msgs = [...unknown, ...extra.strict];
       throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${msgs.join(', ')}`);
     }
-    s.ctx.warnings.push(...msgs);
+    s.ctx.warnings.push(...unknown, ...extra.warn);
   }
   const obj = decoded.object;
   if (!isObject(obj.metadata)) obj.metadata = {};
@@ -65,5 +76,17 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const format = requestBodyFormat(s.req.headers['content-type'], { cbor: !!s.cbor });
   const body = await readBody(s.req);
   if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
-  return admitObject(s, decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor), parseFieldValidation(s));
+  const validation = parseFieldValidation(s);
+  if (format === 'yaml') {
+    // Repeated keys are not a decode error for YAML: strict decoding reports them (kube's YAML path).
+    const { value, duplicates } = yamlWithDuplicates(body.toString('utf8'), (text, json) =>
+      decodeBody(Buffer.from(text), 'yaml', s.store.def.kind, undefined, s.store.apiVersion, undefined, json ? 'last-wins' : 'raise'),
+    );
+    const strict = duplicates.length ? [`yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`] : [];
+    return admitObject(s, value, validation, { strict, warn: duplicates });
+  }
+  const raw = decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
+  const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8')) : [];
+  const msgs = duplicates.map((f) => `duplicate field "${f}"`);
+  return admitObject(s, raw, validation, { strict: msgs, warn: msgs });
 }

@@ -1,0 +1,49 @@
+/**
+ * Duplicate keys in request bodies, which JSON.parse silently collapses: kube's strict decoding
+ * reports each as `duplicate field "<path>"` (400 with fieldValidation=Strict, a warning with Warn).
+ */
+import { JSONPath, visit } from 'jsonc-parser';
+
+function render(path: JSONPath): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out;
+}
+
+/** Paths of repeated object keys in a JSON document, in document order. */
+export function jsonDuplicateFields(text: string): string[] {
+  const found: string[] = [];
+  const scopes: Array<Set<string>> = [];
+  visit(text, {
+    onObjectBegin: () => {
+      scopes.push(new Set());
+    },
+    onObjectEnd: () => {
+      scopes.pop();
+    },
+    onObjectProperty: (property, _offset, _length, _line, _col, pathSupplier) => {
+      const keys = scopes[scopes.length - 1];
+      if (!keys) return;
+      if (keys.has(property)) found.push(render([...pathSupplier(), property]));
+      else keys.add(property);
+    },
+  });
+  return found;
+}
+
+/**
+ * Parses YAML that may repeat a key: kube's YAML decoding reports `line N: key "k" already set in
+ * map` for each repeat and keeps the last value. js-yaml stops at the first repeat, so that one is
+ * reported (the document is then read leniently, last value winning).
+ */
+export function yamlWithDuplicates(text: string, load: (text: string, json: boolean) => unknown): { value: unknown; duplicates: string[] } {
+  try {
+    return { value: load(text, false), duplicates: [] };
+  } catch (e) {
+    const err = e as { reason?: string; mark?: { line: number } };
+    if (err.reason !== 'duplicated mapping key' || !err.mark) throw e;
+    const line = err.mark.line + 1;
+    const key = (text.split('\n')[err.mark.line] ?? '').split(':')[0]?.trim().replace(/^["']|["']$/g, '') ?? '';
+    return { value: load(text, true), duplicates: [`line ${line}: key ${JSON.stringify(key)} already set in map`] };
+  }
+}
