@@ -154,3 +154,61 @@ test('duplicate fields in JSON and YAML bodies: Strict rejects naming them, Warn
   expect(yw.status).toBe(201);
   expect(yw.json().data).toEqual({ a: '2' });
 });
+
+test('managedFields reset: a JSON patch replacing them with [{}] clears them, [] does not', async () => {
+  expect((await k(['apply', '--server-side', '--field-manager=m1', '-f', '-'], cm('reset', { a: '1' }))).code).toBe(0);
+  const p = `/api/v1/namespaces/${ns}/configmaps/reset`;
+  const jsonPatch = { 'content-type': 'application/json-patch+json' };
+  const empty = await srv.request('PATCH', p, { body: [{ op: 'replace', path: '/metadata/managedFields', value: [] }], headers: jsonPatch });
+  expect(empty.status).toBe(200);
+  expect(empty.json().metadata.managedFields.map((m: { manager: string }) => m.manager)).toContain('m1');
+  const reset = await srv.request('PATCH', p, { body: [{ op: 'replace', path: '/metadata/managedFields', value: [{}] }], headers: jsonPatch });
+  expect(reset.status).toBe(200);
+  expect(reset.json().metadata.managedFields).toBeUndefined();
+});
+
+test('status writes through apply and merge patch keep their own managedFields entries (subresource: status)', async () => {
+  const q = JSON.stringify({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'sq', namespace: ns }, spec: { hard: { 'count/widgets.example.com': '3' } } });
+  expect((await k(['apply', '--server-side', '--field-manager=spec-owner', '-f', '-'], q)).code).toBe(0);
+  const status = `/api/v1/namespaces/${ns}/resourcequotas/sq/status`;
+  const applied = await srv.request('PATCH', `${status}?fieldManager=status-owner`, {
+    body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'sq' }, status: { hard: { 'count/widgets.example.com': '3' } } },
+    headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  expect(applied.status).toBe(200);
+  const entries = applied.json().metadata.managedFields as Array<{ manager: string; operation: string; subresource?: string }>;
+  expect(entries).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ manager: 'spec-owner', operation: 'Apply' }),
+      expect.objectContaining({ manager: 'status-owner', operation: 'Apply', subresource: 'status' }),
+    ]),
+  );
+  expect(entries.find((e) => e.manager === 'spec-owner')).not.toHaveProperty('subresource');
+  // The status subresource never changes spec, whatever the body says.
+  const merged = await srv.request('PATCH', status, {
+    body: { spec: { hard: { 'count/widgets.example.com': '99' } } },
+    headers: { 'content-type': 'application/merge-patch+json' },
+  });
+  expect(merged.status).toBe(200);
+  expect(merged.json().spec.hard).toEqual({ 'count/widgets.example.com': '3' });
+});
+
+test('dryRun=All on apply and deletecollection runs every stage and persists nothing', async () => {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const applied = await srv.request('PATCH', `${base}/dry-apply?fieldManager=m&dryRun=All`, {
+    body: cm('dry-apply', { a: '1' }),
+    headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  expect(applied.status).toBe(201);
+  expect(applied.json().metadata.managedFields[0]).toMatchObject({ manager: 'm', operation: 'Apply' });
+  expect((await srv.request('GET', `${base}/dry-apply`)).status).toBe(404);
+
+  for (const name of ['dc1', 'dc2']) expect((await k(['apply', '-f', '-'], cm(name, { a: '1' }, { labels: { batch: 'dc' } }))).code).toBe(0);
+  const dc = await srv.request('DELETE', `${base}?labelSelector=batch%3Ddc&dryRun=All`);
+  expect(dc.status).toBe(200);
+  expect(dc.json().items.map((i: { metadata: { name: string } }) => i.metadata.name).sort()).toEqual(['dc1', 'dc2']);
+  const left = (await srv.request('GET', `${base}?labelSelector=batch%3Ddc`)).json().items;
+  expect(left).toHaveLength(2);
+  const bad = await srv.request('DELETE', `${base}?labelSelector=batch%3Ddc&dryRun=Bogus`);
+  expect(bad.status).toBe(422);
+});
