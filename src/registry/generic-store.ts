@@ -242,7 +242,7 @@ export class GenericStore {
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'DELETE', undefined, existing));
     if (this.finalizersPending(existing)) return this.markForDeletion(ctx, key, name, existing, opts);
     try {
-      const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun });
+      const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun, cachedExisting: existing });
       return { body: this.deletedBody(last), deleted: true };
     } catch (e) {
       throw this.translate(e, name, 'delete');

@@ -84,6 +84,11 @@ export interface UpdateOptions {
 }
 
 export interface DeleteOptions {
+  /**
+   * The object as the caller last read it (kube's cachedExistingObject): the delete's compare uses
+   * its resourceVersion instead of reading first; if it is stale the txn returns the current value.
+   */
+  cachedExisting?: KubeObject;
   preconditions?: Preconditions;
   /** Checked against the current object just before the delete. */
   validateDeletion?: (current: KubeObject) => Promise<void> | void;

@@ -135,11 +135,24 @@ export class EtcdStore implements Storage {
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
-    let cur = await this.readCurrent(key);
+    const cached = opts.cachedExisting;
+    let cur: { object: KubeObject; modRevision: bigint } | null =
+      cached?.metadata.resourceVersion !== undefined
+        ? { object: cached, modRevision: BigInt(cached.metadata.resourceVersion) }
+        : await this.readCurrent(key);
+    let fromCache = cur?.object === cached;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
-      checkPreconditions(key, opts.preconditions, cur.object);
-      if (opts.validateDeletion) await opts.validateDeletion(cur.object);
+      try {
+        checkPreconditions(key, opts.preconditions, cur.object);
+        if (opts.validateDeletion) await opts.validateDeletion(cur.object);
+      } catch (e) {
+        // kube: a check that fails on the cached object is retried once on a fresh read.
+        if (!fromCache) throw e;
+        fromCache = false;
+        cur = await this.readCurrent(key);
+        continue;
+      }
       if (opts.dryRun) return cur.object;
       const resp = await this.call(key, () =>
         this.client.kv.txn({
@@ -150,6 +163,7 @@ export class EtcdStore implements Storage {
       );
       if (resp.succeeded) return withRevision(cur.object, BigInt(resp.header.revision));
       cur = await this.currentFrom(key, resp.responses[0]?.response_range);
+      fromCache = false;
     }
     throw new StorageError('Conflict', key, `too many conflicting deletes of ${key}`);
   }
