@@ -65,7 +65,8 @@ export class ApiServer {
       namespaceLifecycle((name) => this.getNamespace(name)),
       resourceQuota({
         accessor: {
-          getQuotas: async (namespace) => (await this.quotaStore().list(this.systemContext(namespace), {})).items,
+          getQuotas: async (namespace, o) =>
+            (await this.quotaStore().list(this.systemContext(namespace), o?.fresh ? {} : { resourceVersion: '0' })).items,
           updateQuotaStatus: async (quota) =>
             (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => structuredClone(quota), { subresource: 'status' })).object,
         },

@@ -11,8 +11,11 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../interface';
 
 /** Reads and writes quotas for the plugin (the registry, wired by the server). */
 export interface QuotaAccessor {
-  /** The quotas of a namespace as currently stored. */
-  getQuotas(namespace: string): Promise<KubeObject[]>;
+  /**
+   * The quotas of a namespace: from the watch cache (kube's informer lister) unless `fresh`, which
+   * asks for a consistent read (used when retrying after a conflict).
+   */
+  getQuotas(namespace: string, opts?: { fresh?: boolean }): Promise<KubeObject[]>;
   /**
    * Writes the quota's status through the status subresource, conditional on its
    * metadata.resourceVersion; throws the registry's ApiError (409 Conflict when it changed).
@@ -260,7 +263,7 @@ class QuotaEvaluator {
     }
     let fresh: KubeObject[];
     try {
-      fresh = await this.opts.accessor.getQuotas(namespace);
+      fresh = await this.opts.accessor.getQuotas(namespace, { fresh: true });
     } catch {
       for (const w of waiters) if (w.result === defaultDeny) w.result = lastErr;
       return;
