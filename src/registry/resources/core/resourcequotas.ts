@@ -54,12 +54,14 @@ export const resourcequotas: ResourceDefinition = {
   returnDeletedObject: false,
   strategy: {
     ...baseStrategy,
+    // spec and status are Go struct values: kube always serialises them, as {} when empty.
     prepareForCreate: (_ctx, obj) => {
-      delete obj.status;
+      obj.spec ??= {};
+      obj.status = {};
     },
     prepareForUpdate: (_ctx, obj, old) => {
-      if (old.status === undefined) delete obj.status;
-      else obj.status = structuredClone(old.status);
+      obj.spec ??= {};
+      obj.status = structuredClone(old.status ?? {});
     },
     validate: (_ctx, obj) => validateQuota(obj),
     validateUpdate: (_ctx, obj, old) => validateQuotaUpdate(obj, old),
