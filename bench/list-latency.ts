@@ -2,7 +2,8 @@
  * List latency for one namespace's N objects, each way a list can be answered, measured round-robin
  * (so drift hits every variant alike): from the watch cache (RV=0; RV unset = consistent), from etcd
  * through the API (limit=N is delegated to etcd by kube's rules; a --watch-cache=false server), and
- * raw etcd3 range reads of the same key prefix.
+ * raw etcd3 range reads of the same key prefix; and the same paged by `limit` (continue tokens through
+ * the API, which kube always serves from etcd; a start-key loop at one revision raw).
  */
 import { Etcd3 } from 'etcd3';
 import type { ApiClient } from './support/api-client';
@@ -15,6 +16,8 @@ export interface ListVariant {
   label: string;
   /** Which kind of source answers: the cache, etcd via the API, or etcd directly. */
   source: 'cache' | 'etcd-via-api' | 'raw-etcd';
+  /** The raw-etcd variant this one's ratio is taken against (raw variants: none). */
+  rawId?: string;
   /** Lists once; with `count`, returns how many items came back (parsing the body), else -1. */
   run(count: boolean): Promise<number>;
 }
@@ -23,21 +26,85 @@ export interface ListRow {
   id: string;
   label: string;
   source: ListVariant['source'];
+  rawId?: string;
   items: number;
   latencyMs: Summary;
 }
 
 /** An API list variant: GET `path` (the whole body is received; it is parsed only to count). */
-export function apiList(client: ApiClient, id: string, label: string, source: ListVariant['source'], path: string): ListVariant {
+export function apiList(client: ApiClient, id: string, label: string, source: ListVariant['source'], path: string, rawId: string): ListVariant {
   return {
     id,
     label,
     source,
+    rawId,
     run: async (count) => {
       const res = await client.expect('GET', path);
       return count ? (JSON.parse(res.body.toString('utf8')) as { items: unknown[] }).items.length : -1;
     },
   };
+}
+
+/**
+ * An API list paged by `limit`: GET `path?limit=N`, then `&continue=<token>` until the token is empty.
+ * The token is cut from the list's metadata (which precedes the items) without parsing the page.
+ */
+export function apiPagedList(client: ApiClient, id: string, label: string, path: string, limit: number, rawId: string): ListVariant {
+  return {
+    id,
+    label,
+    source: 'etcd-via-api',
+    rawId,
+    run: async (count) => {
+      let items = 0;
+      let token = '';
+      do {
+        const res = await client.expect('GET', `${path}?limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+        if (count) items += (JSON.parse(res.body.toString('utf8')) as { items: unknown[] }).items.length;
+        const head = res.body.toString('utf8', 0, Math.min(res.body.length, 2048));
+        token = /"metadata":\{[^{}]*?"continue":"([^"]*)"/.exec(head)?.[1] ?? '';
+      } while (token);
+      return count ? items : -1;
+    },
+  };
+}
+
+/**
+ * A raw etcd paged read, as kube's store pages a list: ranges of `limit` keys from a start key to the
+ * prefix's end, every page after the first at the first page's revision.
+ */
+export function rawEtcdPagedList(etcd: Etcd3, id: string, label: string, prefix: string, limit: number): ListVariant {
+  const rangeEnd = prefixEnd(prefix);
+  return {
+    id,
+    label,
+    source: 'raw-etcd',
+    run: async () => {
+      let key = Buffer.from(prefix);
+      let revision: string | undefined;
+      let items = 0;
+      for (;;) {
+        const res = await etcd.kv.range({ key, range_end: rangeEnd, limit, ...(revision ? { revision } : {}) });
+        revision ??= res.header.revision;
+        items += res.kvs.length;
+        const last = res.kvs[res.kvs.length - 1];
+        if (!res.more || !last) return items;
+        key = Buffer.concat([last.key, Buffer.from([0])]);
+      }
+    },
+  };
+}
+
+/** The first key after every key starting with `prefix` (etcd's range_end for a prefix). */
+function prefixEnd(prefix: string): Buffer {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if ((end[i] as number) < 0xff) {
+      end[i] = (end[i] as number) + 1;
+      return end.subarray(0, i + 1);
+    }
+  }
+  return Buffer.from([0]);
 }
 
 /** A raw etcd range read of every key under `prefix` (values as bytes, undecoded). */
@@ -83,6 +150,7 @@ export async function measureListLatency(
     id: v.id,
     label: v.label,
     source: v.source,
+    rawId: v.rawId,
     items: items.get(v.id) ?? 0,
     latencyMs: summarize(samples.get(v.id) ?? []),
   }));

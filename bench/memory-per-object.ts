@@ -1,74 +1,100 @@
 /**
- * Memory per cached object: the server child's heap and RSS (after a forced GC) before and after
- * creating N 1 KiB Secrets through the API. The creates are timed too, as context.
+ * Server memory with N stored secrets: the server child's heap and RSS (after a forced GC) before and
+ * after N 1 KiB Secrets are loaded into one namespace, either created through the API or put straight
+ * into etcd under the server's prefix (values shaped as the server stores them) for the watch cache
+ * to pick up from its etcd watch. The load is timed too, as context.
  */
+import type { Etcd3 } from 'etcd3';
 import type { ApiClient } from './support/api-client';
+import { waitForCache } from './support/cache-sync';
+import type { RssLoad } from './support/options';
 import { runPool } from './support/pool';
 import { every, type Progress } from './support/progress';
 import { secret } from './support/secrets';
 import type { ServerHandle } from './support/server-handle';
 import type { MemorySample } from './support/server-protocol';
 import { msSince, summarize, type Summary } from './support/stats';
+import type { StoredSecretFactory } from './support/stored-secret';
 
-/** Where the N objects go: `count` secrets in each namespace. */
 export interface LoadPlan {
-  namespaces: Array<{ name: string; count: number }>;
+  namespace: string;
+  objects: number;
   concurrency: number;
+  via: RssLoad;
+  /** The server's etcd prefix (used when loading via etcd). */
+  prefix: string;
 }
 
 export interface MemoryResult {
   objects: number;
+  via: RssLoad;
+  /** Secrets stored in the server when the after-sample was taken (this load plus earlier phases'). */
+  storedSecrets: number;
   before: MemorySample & { procRssBytes: number };
   after: MemorySample & { procRssBytes: number };
   heapBytesPerObject: number;
   rssBytesPerObject: number;
-  /** Serialized size of one stored Secret (its JSON as the API returns it), bytes. */
+  /** Serialized size of one stored Secret (its value in etcd), bytes. */
   objectJsonBytes: number;
-  create: { latencyMs: Summary; throughputPerSec: number; concurrency: number };
+  /** The load's writes (API creates or etcd puts), and from the first write until the cache had them all. */
+  load: { latencyMs: Summary; throughputPerSec: number; concurrency: number; cacheCaughtUpSeconds: number };
 }
 
-/** Loads the plan's secrets through `client` and measures the server's memory around it. */
-export async function measureMemoryPerObject(client: ApiClient, server: ServerHandle, plan: LoadPlan, progress: Progress): Promise<MemoryResult> {
+/** Loads the plan's secrets and measures the server's memory around it; `alreadyStored` counts earlier phases' secrets. */
+export async function measureMemoryPerObject(
+  client: ApiClient,
+  etcd: Etcd3,
+  value: StoredSecretFactory,
+  server: ServerHandle,
+  plan: LoadPlan,
+  alreadyStored: number,
+  progress: Progress,
+): Promise<MemoryResult> {
   const before = { ...(await server.memory()), procRssBytes: await server.procRss() };
-  progress('memory', `before: heapUsed ${mib(before.heapUsedBytes)}, rss ${mib(before.rssBytes)}`);
-  const jobs = plan.namespaces.flatMap((ns) => Array.from({ length: ns.count }, (_, i) => ({ ns: ns.name, name: `s-${i}` })));
+  progress('rss', `before: heapUsed ${mib(before.heapUsedBytes)}, rss ${mib(before.rssBytes)}; loading ${plan.objects} via ${plan.via}`);
   const latencies: number[] = [];
   let objectJsonBytes = 0;
   const started = process.hrtime.bigint();
-  const stopProgress = every(2000, () => progress('memory', `created ${latencies.length}/${jobs.length}`));
+  const stopProgress = every(2000, () => progress('rss', `loaded ${latencies.length}/${plan.objects}`));
   try {
-    await runPool(jobs.length, plan.concurrency, async (i) => {
-      const job = jobs[i] as { ns: string; name: string };
+    await runPool(plan.objects, plan.concurrency, async (i) => {
+      const name = `s-${i}`;
       const t = process.hrtime.bigint();
-      const res = await client.expect('POST', `/api/v1/namespaces/${job.ns}/secrets`, secret(job.ns, job.name), 201);
+      if (plan.via === 'api') {
+        await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, name), 201);
+      } else {
+        const v = value(plan.namespace, name);
+        objectJsonBytes ||= v.length;
+        await etcd.put(`${plan.prefix}/secrets/${plan.namespace}/${name}`).value(v);
+      }
       latencies.push(msSince(t));
-      objectJsonBytes ||= res.body.length;
     });
   } finally {
     stopProgress();
   }
-  const seconds = msSince(started) / 1000;
-  await waitForCache(client, plan);
+  const loadSeconds = msSince(started) / 1000;
+  await waitForCache(client, etcd, plan.namespace, `s-${plan.objects - 1}`);
+  const caughtUp = msSince(started) / 1000;
+  progress('rss', `loaded in ${loadSeconds.toFixed(1)} s; the cache had them all after ${caughtUp.toFixed(1)} s`);
+  objectJsonBytes ||= (await etcd.get(`${plan.prefix}/secrets/${plan.namespace}/s-0`).buffer())?.length ?? 0;
   const after = { ...(await server.memory()), procRssBytes: await server.procRss() };
-  progress('memory', `after: heapUsed ${mib(after.heapUsedBytes)}, rss ${mib(after.rssBytes)}`);
+  progress('rss', `after: heapUsed ${mib(after.heapUsedBytes)}, rss ${mib(after.rssBytes)}`);
   return {
-    objects: jobs.length,
+    objects: plan.objects,
+    via: plan.via,
+    storedSecrets: alreadyStored + plan.objects,
     before,
     after,
-    heapBytesPerObject: (after.heapUsedBytes - before.heapUsedBytes) / jobs.length,
-    rssBytesPerObject: (after.rssBytes - before.rssBytes) / jobs.length,
+    heapBytesPerObject: (after.heapUsedBytes - before.heapUsedBytes) / plan.objects,
+    rssBytesPerObject: (after.rssBytes - before.rssBytes) / plan.objects,
     objectJsonBytes,
-    create: { latencyMs: summarize(latencies), throughputPerSec: jobs.length / seconds, concurrency: plan.concurrency },
+    load: {
+      latencyMs: summarize(latencies),
+      throughputPerSec: plan.objects / loadSeconds,
+      concurrency: plan.concurrency,
+      cacheCaughtUpSeconds: caughtUp,
+    },
   };
-}
-
-/** Waits until a consistent (cache-served) list of each namespace has every object. */
-async function waitForCache(client: ApiClient, plan: LoadPlan): Promise<void> {
-  for (const ns of plan.namespaces) {
-    const res = await client.expect('GET', `/api/v1/namespaces/${ns.name}/secrets`);
-    const n = (JSON.parse(res.body.toString('utf8')) as { items: unknown[] }).items.length;
-    if (n !== ns.count) throw new Error(`namespace ${ns.name} lists ${n} secrets, expected ${ns.count}`);
-  }
 }
 
 function mib(bytes: number): string {

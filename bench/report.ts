@@ -1,12 +1,25 @@
 /** The bench's results (also the JSON written per run) and their rendering as one table. */
+import type { CreateCell, CreateRow } from './create-throughput';
 import type { EtcdBaseline } from './etcd-baseline';
+import type { GetRow } from './get-latency';
 import type { ListRow } from './list-latency';
 import type { MemoryResult } from './memory-per-object';
 import type { MachineInfo } from './support/machine';
 import type { BenchOptions } from './support/options';
+import type { Summary } from './support/stats';
 import { int, mib, ms, ratio, renderTable, type TableRow } from './support/table';
+import type { StartupRow } from './startup-time';
 import type { WatchResult } from './watch-latency';
 
+/** A closed-loop load of secrets through the API, timed (context for the rows that need the objects). */
+export interface LoadTiming {
+  objects: number;
+  concurrency: number;
+  latencyMs: Summary;
+  throughputPerSec: number;
+}
+
+/** Every phase's figures; a phase not run (see options.only) is absent. */
 export interface BenchResults {
   startedAt: string;
   durationSeconds: number;
@@ -14,40 +27,101 @@ export interface BenchResults {
   options: BenchOptions;
   /** os.loadavg() at the start and the end: other work on the machine skews every row. */
   loadAverage: { start: number[]; end: number[] };
-  etcd: { version: string; fsync: boolean } & EtcdBaseline;
+  etcd?: { version: string; fsync: boolean } & EtcdBaseline;
+  startup?: StartupRow[];
+  create?: CreateRow[];
+  /** The creates that filled the namespace of the get and list rows. */
+  listLoad?: LoadTiming;
+  get?: GetRow[];
+  list?: ListRow[];
+  memory?: MemoryResult;
   /** cpuPercent: % of one core used by each process during the watch phase (connect included). */
-  watch: WatchResult & { cpuPercent: Record<string, number> };
-  memory: MemoryResult;
-  list: ListRow[];
+  watch?: WatchResult & { cpuPercent: Record<string, number> };
 }
 
 /** The table printed at the end of a run. */
 export function renderReport(r: BenchResults): string {
-  const w = r.watch;
-  const m = r.memory;
   const rows: TableRow[] = [
-    { section: `watch: ${int(w.watchers)} watchers, ${r.options.writesPerSecond} writes/s for ${r.options.watchSeconds} s (1 KiB secrets)` },
-    { cells: ['write sent → event received', ms(w.fromSendMs.p50), ms(w.fromSendMs.p99), ms(w.fromSendMs.max), `n=${int(w.fromSendMs.count)}`] },
-    { cells: ['write response → event received', ms(w.fromAckMs.p50), ms(w.fromAckMs.p99), ms(w.fromAckMs.max), 'negative = event first'] },
+    ...(r.create ? createRows(r.create, r.options.createSeconds) : []),
+    ...(r.get ? getRows(r.get, r.options.listObjects) : []),
+    ...(r.list ? listRows(r) : []),
+    ...(r.watch ? watchRows(r.watch, r.options) : []),
+    ...(r.memory ? memoryRows(r.memory) : []),
+    ...(r.startup ? startupRows(r.startup, r.options.startupRuns) : []),
+    ...(r.etcd ? etcdRows(r) : []),
+  ];
+  return renderTable(['row', 'p50', 'p99', 'max', 'notes'], rows);
+}
+
+function latency(s: Summary): string[] {
+  return [ms(s.p50), ms(s.p99), ms(s.max)];
+}
+
+function createRows(rows: CreateRow[], seconds: number): TableRow[] {
+  const errors = (c: CreateCell) => (c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '');
+  return [
+    { section: `(a) create, 1 KiB secrets, closed loop ${seconds} s per cell (API POST vs raw etcd txn "mod_revision==0 → put")` },
+    ...rows.flatMap((row): TableRow[] => [
+      { cells: [`c=${row.concurrency}  raw etcd3 txn create`, ...latency(row.raw.latencyMs), `${int(row.raw.perSecond)}/s${errors(row.raw)}`] },
+      {
+        cells: [
+          `c=${row.concurrency}  API POST /secrets`,
+          ...latency(row.api.latencyMs),
+          `${int(row.api.perSecond)}/s = ${ratio(row.api.perSecond / row.raw.perSecond)} raw throughput; ` +
+            `p50 ${ratio(row.api.latencyMs.p50 / row.raw.latencyMs.p50)}, p99 ${ratio(row.api.latencyMs.p99 / row.raw.latencyMs.p99)} raw${errors(row.api)}`,
+        ],
+      },
+    ]),
+  ];
+}
+
+function getRows(rows: GetRow[], objects: number): TableRow[] {
+  const raw = rows.find((g) => g.id === 'raw-etcd')?.latencyMs.p50 ?? Number.NaN;
+  return [
+    { section: `(b) get one secret of ${int(objects)}, 1 in flight, ${int(rows[0]?.latencyMs.count ?? 0)} rounds (ratio of p50s)` },
+    ...rows.map((g) => ({ cells: [g.label, ...latency(g.latencyMs), g.id === 'raw-etcd' ? 'the floor' : `${ratio(g.latencyMs.p50 / raw)} raw`] })),
+  ];
+}
+
+function listRows(r: BenchResults): TableRow[] {
+  const list = r.list ?? [];
+  const p50 = (id: string | undefined) => list.find((l) => l.id === id)?.latencyMs.p50 ?? Number.NaN;
+  const etcdViaApi = p50('no-cache');
+  const rows: TableRow[] = [
+    { section: `(b) list ${int(r.options.listObjects)} secrets, ${r.options.listReps} rounds (ratios of p50s)` },
+    ...list.map((l) => ({
+      cells: [
+        l.label,
+        ...latency(l.latencyMs),
+        l.source === 'raw-etcd'
+          ? 'the floor'
+          : `${ratio(l.latencyMs.p50 / p50(l.rawId))} raw` + (l.rawId === 'raw-etcd' ? `, ${ratio(l.latencyMs.p50 / etcdViaApi)} of API-from-etcd` : ''),
+      ],
+    })),
+  ];
+  const load = r.listLoad;
+  if (load) {
+    rows.push({
+      cells: [`(loading them: API POST, ${load.concurrency} in flight)`, ...latency(load.latencyMs), `${int(load.throughputPerSec)} creates/s (context)`],
+    });
+  }
+  return rows;
+}
+
+function watchRows(w: NonNullable<BenchResults['watch']>, o: BenchOptions): TableRow[] {
+  return [
+    { section: `(c) watch: ${int(w.watchers)} watchers, ${o.writesPerSecond} writes/s for ${o.watchSeconds} s (1 KiB secrets)` },
+    { cells: ['write sent → event received', ...latency(w.fromSendMs), `n=${int(w.fromSendMs.count)}`] },
+    { cells: ['write response → event received', ...latency(w.fromAckMs), 'negative = event first'] },
     {
       cells: [
         'write round trip (POST/PUT, fsync)',
-        ms(w.writeMs.p50),
-        ms(w.writeMs.p99),
-        ms(w.writeMs.max),
+        ...latency(w.writeMs),
         `sent at ${w.issuedWritesPerSecond.toFixed(0)}/s, all done in ${w.writesSeconds.toFixed(1)} s`,
       ],
     },
     { cells: ['events delivered / expected', '', '', '', `${int(w.eventsDelivered)} / ${int(w.eventsExpected)} (drain ${w.drainSeconds.toFixed(1)} s)`] },
-    {
-      cells: [
-        'missing / duplicated / out of order',
-        '',
-        '',
-        '',
-        `${int(w.missing)} / ${int(w.duplicated)} / ${int(w.outOfOrder)}`,
-      ],
-    },
+    { cells: ['missing / duplicated / out of order', '', '', '', `${int(w.missing)} / ${int(w.duplicated)} / ${int(w.outOfOrder)}`] },
     { cells: ['unexpected events / streams ended early', '', '', '', `${int(w.unexpected)} / ${int(w.streamsEndedEarly)}`] },
     { cells: ['write errors', '', '', '', int(w.writeErrors)] },
     { cells: ['bench process event-loop delay', ms(w.clientLoopDelayMs.p50), ms(w.clientLoopDelayMs.p99), ms(w.clientLoopDelayMs.max), 'client-side skew'] },
@@ -62,50 +136,43 @@ export function renderReport(r: BenchResults): string {
           .join(', '),
       ],
     },
-    { section: `memory: ${int(m.objects)} secrets in the watch cache (${int(m.objectJsonBytes)} B of JSON each)` },
-    { cells: ['heapUsed before → after', '', '', '', `${mib(m.before.heapUsedBytes)} → ${mib(m.after.heapUsedBytes)}`] },
-    { cells: ['RSS before → after', '', '', '', `${mib(m.before.rssBytes)} → ${mib(m.after.rssBytes)}`] },
-    { cells: ['heap bytes per object', '', '', '', int(m.heapBytesPerObject)] },
-    { cells: ['RSS bytes per object', '', '', '', int(m.rssBytesPerObject)] },
+  ];
+}
+
+function memoryRows(m: MemoryResult): TableRow[] {
+  const how = m.via === 'api' ? 'created through the API' : "put straight into etcd, loaded by the server's watch cache";
+  return [
+    { section: `(d) memory: ${int(m.storedSecrets)} secrets stored (${int(m.objects)} of them ${how}; ${int(m.objectJsonBytes)} B in etcd each)` },
+    { cells: [`server RSS with ${int(m.storedSecrets)} secrets`, '', '', '', `${mib(m.after.rssBytes)} (after a forced GC)`] },
+    { cells: ['RSS before → after the load', '', '', '', `${mib(m.before.rssBytes)} → ${mib(m.after.rssBytes)}`] },
+    { cells: ['heapUsed before → after the load', '', '', '', `${mib(m.before.heapUsedBytes)} → ${mib(m.after.heapUsedBytes)}`] },
+    { cells: ['heap / RSS bytes per loaded object', '', '', '', `${int(m.heapBytesPerObject)} / ${int(m.rssBytesPerObject)}`] },
     {
       cells: [
-        `create (POST, ${m.create.concurrency} in flight)`,
-        ms(m.create.latencyMs.p50),
-        ms(m.create.latencyMs.p99),
-        ms(m.create.latencyMs.max),
-        `${m.create.throughputPerSec.toFixed(0)} creates/s`,
-      ],
-    },
-    ...listRows(r),
-    { section: 'etcd alone (same etcd, fsync on)' },
-    {
-      cells: [
-        'raw etcd3 put, 1 KiB, 1 in flight',
-        ms(r.etcd.putLatencyMs.p50),
-        ms(r.etcd.putLatencyMs.p99),
-        ms(r.etcd.putLatencyMs.max),
-        `${r.etcd.putsPerSecond.toFixed(0)} puts/s`,
+        `load (${m.via === 'api' ? 'API POST' : 'etcd3 put'}, ${m.load.concurrency} in flight)`,
+        ...latency(m.load.latencyMs),
+        `${int(m.load.throughputPerSec)}/s; cache had all after ${m.load.cacheCaughtUpSeconds.toFixed(1)} s (context)`,
       ],
     },
   ];
-  return renderTable(['row', 'p50', 'p99', 'max', 'notes'], rows);
 }
 
-function listRows(r: BenchResults): TableRow[] {
-  const etcdViaApi = r.list.find((l) => l.id === 'no-cache')?.latencyMs.p50 ?? Number.NaN;
-  const raw = r.list.find((l) => l.source === 'raw-etcd')?.latencyMs.p50 ?? Number.NaN;
+function startupRows(rows: StartupRow[], runs: number): TableRow[] {
+  const label = (k: StartupRow['kind']) => (k === 'fresh' ? 'fresh data dir' : 'restart, existing data dir');
   return [
-    { section: `list: ${int(r.options.listObjects)} secrets, ${r.options.listReps} rounds (ratios of p50s)` },
-    ...r.list.map((l) => ({
-      cells: [
-        l.label,
-        ms(l.latencyMs.p50),
-        ms(l.latencyMs.p99),
-        ms(l.latencyMs.max),
-        l.source === 'raw-etcd'
-          ? 'the floor'
-          : `${ratio(l.latencyMs.p50 / etcdViaApi)} of API-from-etcd, ${ratio(l.latencyMs.p50 / raw)} of raw`,
-      ],
-    })),
+    { section: `(e) start to ready, embedded etcd, ${runs} runs each (spawn of node dist/src/main.js → …)` },
+    ...rows.flatMap((s): TableRow[] => [
+      { cells: [`${label(s.kind)}: → "platform-apiserver ready:" line`, ...latency(s.readyLineMs), ''] },
+      { cells: [`${label(s.kind)}: → /readyz 200`, ...latency(s.readyzMs), ''] },
+    ]),
+  ];
+}
+
+function etcdRows(r: BenchResults): TableRow[] {
+  const e = r.etcd;
+  if (!e) return [];
+  return [
+    { section: `etcd alone (etcd ${e.version}, fsync on)` },
+    { cells: ['raw etcd3 put, 1 KiB, 1 in flight', ...latency(e.putLatencyMs), `${e.putsPerSecond.toFixed(0)} puts/s`] },
   ];
 }

@@ -1,46 +1,88 @@
 #!/usr/bin/env node
 /**
- * `make bench`: starts its own etcd (fsync on) and the server in a child process, then measures from
- * this process, in one run: watch delivery latency to many watchers, memory per cached object, and
- * list latency from the watch cache vs etcd (through the API and raw). Progress goes to stderr; the
- * table to stdout; the results as JSON to bench/results/<timestamp>.json.
+ * `make bench`: issue 7's table. Starts its own etcd (fsync on) and the server in a child process,
+ * then measures from this process, each API row beside its raw-etcd counterpart: create throughput
+ * and latency, get and list latency (watch cache vs etcd, paged and unpaged), watch delivery latency
+ * to many watchers, server memory with many stored secrets, and the real binary's start to ready.
+ * `--only=` picks phases. Progress goes to stderr; the table to stdout; the results as JSON to
+ * bench/results/<timestamp>.json.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { EmbeddedEtcd } from '../src/server/embedded-etcd';
+import { measureCreateThroughput } from './create-throughput';
 import { measureEtcdPutBaseline } from './etcd-baseline';
-import { apiList, measureListLatency, rawEtcdList } from './list-latency';
+import { measureGetLatency } from './get-latency';
+import { apiList, apiPagedList, measureListLatency, rawEtcdList, rawEtcdPagedList } from './list-latency';
 import { measureMemoryPerObject } from './memory-per-object';
 import { renderReport, type BenchResults } from './report';
 import { ApiClient } from './support/api-client';
+import { waitForCache } from './support/cache-sync';
 import { cpuMeter } from './support/cpu';
 import { describeMachine } from './support/machine';
-import { parseOptions, type BenchOptions } from './support/options';
+import { parseOptions, type BenchOptions, type Phase } from './support/options';
 import { progressPrinter, type Progress } from './support/progress';
-import { forkServer } from './support/server-handle';
-import { ensureNamespace } from './support/secrets';
+import { forkServer, type ServerHandle } from './support/server-handle';
+import { createSecrets, ensureNamespace } from './support/secrets';
+import { summarize } from './support/stats';
+import { storedSecretFactory, type StoredSecretFactory } from './support/stored-secret';
+import { measureStartup } from './startup-time';
 import { measureWatchLatency } from './watch-latency';
 
 const PREFIX = '/registry';
+const CREATE_NS = 'bench-create';
 const LIST_NS = 'bench-list';
 const MEM_NS = 'bench-mem';
 const WATCH_NS = 'bench-watch';
+/** Raw etcd creates go here, outside the server's prefix. */
+const RAW_CREATE_PREFIX = '/bench-raw-create/';
 
 async function main(opts: BenchOptions): Promise<void> {
   const progress = progressPrinter();
   const machine = await describeMachine();
   const startedAt = new Date();
   const loadAtStart = os.loadavg();
+  const has = (p: Phase) => opts.only.includes(p);
   process.stdout.write(
-    `platform-apiserver bench — ${startedAt.toISOString()}\n` +
+    `platform-apiserver bench — ${startedAt.toISOString()} — phases: ${opts.only.join(', ')}\n` +
       `machine: ${machine.nproc} CPUs (${machine.cpuModel}), ${(machine.memoryTotalBytes / 2 ** 30).toFixed(1)} GiB, ` +
       `${machine.platform} ${machine.kernel}; node ${machine.node}; etcd ${machine.etcd} (fsync on)\n` +
       `load average at start: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}` +
       `${loadAtStart[0] !== undefined && loadAtStart[0] > 0.5 ? ' — the machine is busy; figures will be noisy' : ''}\n\n`,
   );
+  const results: BenchResults = {
+    startedAt: startedAt.toISOString(),
+    durationSeconds: 0,
+    machine,
+    options: opts,
+    loadAverage: { start: loadAtStart, end: [] },
+  };
 
+  // The real binary, with nothing else of the bench running yet.
+  if (has('startup')) {
+    progress('startup', `${opts.startupRuns} fresh starts, each followed by a restart on its data dir`);
+    results.startup = await measureStartup(path.join(__dirname, '../src/main.js'), opts.startupRuns, opts.tmpDir ?? os.tmpdir(), progress);
+  }
+  if (opts.only.some((p) => p !== 'startup')) await runAgainstServer(opts, machine.etcd, results, progress);
+
+  results.durationSeconds = (Date.now() - startedAt.getTime()) / 1000;
+  results.loadAverage.end = os.loadavg();
+  process.stdout.write(`${renderReport(results)}\n`);
+  const resultsDir = path.resolve(__dirname, '../../bench/results');
+  await mkdir(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(
+    `\nload average at end: ${results.loadAverage.end.map((l) => l.toFixed(2)).join(' ')}; ` +
+      `run took ${results.durationSeconds.toFixed(0)} s\nresults: ${path.relative(process.cwd(), file)}\n`,
+  );
+}
+
+/** The phases that need the bench's etcd and server child; fills their fields of `results`. */
+async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results: BenchResults, progress: Progress): Promise<void> {
+  const has = (p: Phase) => opts.only.includes(p);
   const dir = await mkdtemp(path.join(opts.tmpDir ?? os.tmpdir(), 'papi-bench-'));
   const etcd = new EmbeddedEtcd();
   const cleanups: Array<() => Promise<void>> = [() => rm(dir, { recursive: true, force: true }), () => etcd.stop()];
@@ -49,33 +91,95 @@ async function main(opts: BenchOptions): Promise<void> {
     const { endpoints } = await etcd.start({ dataDir: path.join(dir, 'etcd'), logFile: path.join(dir, 'etcd.log') });
     progress('setup', `etcd ${endpoints[0]} ready in ${(Number(process.hrtime.bigint() - etcdStart) / 1e6).toFixed(0)} ms (data in ${dir})`);
     progress('etcd', 'raw put baseline: 1 KiB values, 1 in flight, 2 s');
-    const etcdBaseline = await measureEtcdPutBaseline(endpoints, 2);
+    results.etcd = { version: etcdVersion, fsync: true, ...(await measureEtcdPutBaseline(endpoints, 2)) };
     const server = await forkServer({ etcdEndpoints: endpoints, prefix: PREFIX, watchCache: true, dir: path.join(dir, 'server') });
     cleanups.push(() => server.stop());
     progress('setup', `server (watch cache on) pid ${server.pid} listening at ${server.url}`);
-    const load = new ApiClient(server, { maxSockets: Math.max(64, opts.loadConcurrency) });
-    cleanups.push(async () => load.close());
-    for (const ns of [LIST_NS, MEM_NS, WATCH_NS]) await ensureNamespace(load, ns);
+    const load = new ApiClient(server, { maxSockets: Math.max(64, opts.loadConcurrency, ...opts.createConcurrency) });
+    const raw = new Etcd3({ hosts: endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });
+    cleanups.push(async () => load.close(), async () => raw.close());
+    for (const ns of [CREATE_NS, LIST_NS, MEM_NS, WATCH_NS]) await ensureNamespace(load, ns);
+    // Secrets in the server so far, for the memory row's total.
+    let stored = 0;
+    let value: StoredSecretFactory | undefined;
+    if (has('create') || has('rss')) {
+      value = await storedSecretFactory(load, raw, PREFIX, CREATE_NS, 'template');
+      stored++;
+    }
 
-    progress('memory', `loading ${opts.memoryObjects} secrets, ${opts.loadConcurrency} in flight`);
-    const memory = await measureMemoryPerObject(
-      load,
-      server,
-      {
-        namespaces: [
-          { name: LIST_NS, count: opts.listObjects },
-          { name: MEM_NS, count: opts.memoryObjects - opts.listObjects },
-        ].filter((n) => n.count > 0),
-        concurrency: opts.loadConcurrency,
-      },
+    if (has('create') && value) {
+      results.create = await measureCreateThroughput(
+        load,
+        raw,
+        value,
+        { concurrencies: opts.createConcurrency, seconds: opts.createSeconds, namespace: CREATE_NS, rawPrefix: RAW_CREATE_PREFIX },
+        progress,
+      );
+      stored += results.create.reduce((n, r) => n + r.api.creates, 0);
+    }
+    if (has('get') || has('list')) {
+      progress('load', `creating ${opts.listObjects} secrets in ${LIST_NS} through the API, ${opts.loadConcurrency} in flight`);
+      const { latenciesMs, seconds } = await createSecrets(load, LIST_NS, opts.listObjects, opts.loadConcurrency);
+      results.listLoad = { objects: opts.listObjects, concurrency: opts.loadConcurrency, latencyMs: summarize(latenciesMs), throughputPerSec: opts.listObjects / seconds };
+      stored += opts.listObjects;
+      await waitForCache(load, raw, LIST_NS, `s-${opts.listObjects - 1}`);
+    }
+    if (has('get')) {
+      progress('get', `${opts.getReps} rounds of gets, 1 in flight`);
+      results.get = await measureGetLatency(load, raw, { namespace: LIST_NS, objects: opts.listObjects, reps: opts.getReps, prefix: PREFIX }, progress);
+    }
+    if (has('list')) results.list = await runListPhase(opts, endpoints, dir, load, raw, progress);
+    if (has('rss') && value) {
+      results.memory = await measureMemoryPerObject(
+        load,
+        raw,
+        value,
+        server,
+        { namespace: MEM_NS, objects: opts.rssObjects, concurrency: opts.loadConcurrency, via: opts.rssLoad, prefix: PREFIX },
+        stored,
+        progress,
+      );
+    }
+    if (has('watch')) results.watch = await runWatchPhase(opts, server, etcd.pid ?? -1, progress);
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  }
+}
+
+/** The list rows: the cached server every way, a --watch-cache=false server, and raw etcd, unpaged and paged. */
+async function runListPhase(opts: BenchOptions, endpoints: string[], dir: string, load: ApiClient, raw: Etcd3, progress: Progress) {
+  const uncached = await forkServer({ etcdEndpoints: endpoints, prefix: PREFIX, watchCache: false, dir: path.join(dir, 'server-uncached') });
+  const uncachedClient = new ApiClient(uncached, { maxSockets: 4 });
+  try {
+    progress('list', `listing ${opts.listObjects} secrets, ${opts.listReps} rounds (second server, --watch-cache=false, pid ${uncached.pid})`);
+    const p = `/api/v1/namespaces/${LIST_NS}/secrets`;
+    const keys = `${PREFIX}/secrets/${LIST_NS}/`;
+    const page = opts.listPageSize;
+    return await measureListLatency(
+      [
+        apiList(load, 'cache-rv0', 'API, watch cache, resourceVersion=0', 'cache', `${p}?resourceVersion=0`, 'raw-etcd'),
+        apiList(load, 'cache-consistent', 'API, watch cache, RV unset (consistent)', 'cache', p, 'raw-etcd'),
+        apiList(load, 'delegated-limit', `API, limit=${opts.listObjects} (delegated to etcd)`, 'etcd-via-api', `${p}?limit=${opts.listObjects}`, 'raw-etcd'),
+        apiList(uncachedClient, 'no-cache', 'API, --watch-cache=false (etcd)', 'etcd-via-api', p, 'raw-etcd'),
+        rawEtcdList(raw, 'raw-etcd', 'raw etcd3 range read (same prefix)', keys),
+        apiPagedList(load, 'paged', `API, paged: limit=${page} + continue (etcd)`, p, page, 'raw-etcd-paged'),
+        rawEtcdPagedList(raw, 'raw-etcd-paged', `raw etcd3 ranges of ${page}, start-key loop`, keys, page),
+      ],
+      { reps: opts.listReps, warmup: 2, expected: opts.listObjects },
       progress,
     );
+  } finally {
+    uncachedClient.close();
+    await uncached.stop();
+  }
+}
 
-    const list = await runListPhase(opts, endpoints, dir, load, progress);
-    const watchCpu = await cpuMeter({ server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid });
-    const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
-    const writer = new ApiClient(server, { maxSockets: 256 });
-    cleanups.push(async () => watchClient.close(), async () => writer.close());
+/** The watch rows, with the CPU use of the server, etcd and this process over the phase. */
+async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: number, progress: Progress) {
+  const watchCpu = await cpuMeter({ server: server.pid, etcd: etcdPid, bench: process.pid });
+  const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
+  const writer = new ApiClient(server, { maxSockets: 256 });
+  try {
     const watch = await measureWatchLatency(
       writer,
       watchClient,
@@ -92,56 +196,10 @@ async function main(opts: BenchOptions): Promise<void> {
       },
       progress,
     );
-    const cpuPercent = await watchCpu();
-
-    const results: BenchResults = {
-      startedAt: startedAt.toISOString(),
-      durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
-      machine,
-      options: opts,
-      loadAverage: { start: loadAtStart, end: os.loadavg() },
-      etcd: { version: machine.etcd, fsync: true, ...etcdBaseline },
-      watch: { ...watch, cpuPercent },
-      memory,
-      list,
-    };
-    process.stdout.write(`${renderReport(results)}\n`);
-    const resultsDir = path.resolve(__dirname, '../../bench/results');
-    await mkdir(resultsDir, { recursive: true });
-    const file = path.join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(
-      `\nload average at end: ${results.loadAverage.end.map((l) => l.toFixed(2)).join(' ')}; ` +
-        `run took ${results.durationSeconds.toFixed(0)} s\nresults: ${path.relative(process.cwd(), file)}\n`,
-    );
+    return { ...watch, cpuPercent: await watchCpu() };
   } finally {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  }
-}
-
-/** The list rows: the cached server both ways, a --watch-cache=false server, and raw etcd. */
-async function runListPhase(opts: BenchOptions, endpoints: string[], dir: string, load: ApiClient, progress: Progress) {
-  const uncached = await forkServer({ etcdEndpoints: endpoints, prefix: PREFIX, watchCache: false, dir: path.join(dir, 'server-uncached') });
-  const uncachedClient = new ApiClient(uncached, { maxSockets: 4 });
-  const etcd = new Etcd3({ hosts: endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });
-  try {
-    progress('list', `listing ${opts.listObjects} secrets, ${opts.listReps} rounds (second server, --watch-cache=false, pid ${uncached.pid})`);
-    const p = `/api/v1/namespaces/${LIST_NS}/secrets`;
-    return await measureListLatency(
-      [
-        apiList(load, 'cache-rv0', 'API, watch cache, resourceVersion=0', 'cache', `${p}?resourceVersion=0`),
-        apiList(load, 'cache-consistent', 'API, watch cache, RV unset (consistent)', 'cache', p),
-        apiList(load, 'delegated-limit', `API, limit=${opts.listObjects} (delegated to etcd)`, 'etcd-via-api', `${p}?limit=${opts.listObjects}`),
-        apiList(uncachedClient, 'no-cache', 'API, --watch-cache=false (etcd)', 'etcd-via-api', p),
-        rawEtcdList(etcd, 'raw-etcd', 'raw etcd3 range read (same prefix)', `${PREFIX}/secrets/${LIST_NS}/`),
-      ],
-      { reps: opts.listReps, warmup: 2, expected: opts.listObjects },
-      progress,
-    );
-  } finally {
-    etcd.close();
-    uncachedClient.close();
-    await uncached.stop();
+    watchClient.close();
+    writer.close();
   }
 }
 

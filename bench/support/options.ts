@@ -1,59 +1,111 @@
-/** The bench's knobs: `--name=value` flags over defaults sized to finish in about two minutes. */
+/** The bench's knobs: `--name=value` flags over defaults sized for the full issue-7 table. */
+
+/** The bench's phases, in the order they run. */
+export const phases = ['startup', 'create', 'get', 'list', 'rss', 'watch'] as const;
+export type Phase = (typeof phases)[number];
+
+/** How the rss phase fills the server: creates through the API, or puts straight into etcd. */
+export type RssLoad = 'api' | 'etcd';
 
 export interface BenchOptions {
+  /** The phases to run (`--only=create,list`); all by default. */
+  only: Phase[];
+  /** Concurrency levels of the create rows. */
+  createConcurrency: number[];
+  /** Seconds of closed-loop creates per (concurrency, API or raw) cell. */
+  createSeconds: number;
+  /** Timed rounds of the get rows (each round: one get of each variant on the same random key). */
+  getReps: number;
+  /** Secrets in the namespace whose gets and lists are timed. */
+  listObjects: number;
+  listReps: number;
+  /** Page size of the paged list rows. */
+  listPageSize: number;
+  /** Secrets stored in the server for the rss row (the phase loads them in a namespace of its own). */
+  rssObjects: number;
+  rssLoad: RssLoad;
+  /** Starts per startup row (fresh data dir, then restart on it). */
+  startupRuns: number;
   /** Concurrent watch streams. */
   watchers: number;
   writesPerSecond: number;
   watchSeconds: number;
-  /** Secrets loaded for the memory row (half of them, `listObjects`, in the listed namespace). */
-  memoryObjects: number;
-  /** Secrets in the namespace whose list is timed. */
-  listObjects: number;
-  listReps: number;
-  /** Creates in flight while loading. */
+  /** Creates (or etcd puts) in flight while loading objects. */
   loadConcurrency: number;
   /** Where etcd keeps its data (a temp dir under it); fsync stays on. */
   tmpDir: string | undefined;
 }
 
 export const defaultOptions: BenchOptions = {
+  only: [...phases],
+  createConcurrency: [1, 16, 64],
+  createSeconds: 5,
+  getReps: 2000,
+  listObjects: 10_000,
+  listReps: 10,
+  listPageSize: 500,
+  rssObjects: 100_000,
+  rssLoad: 'etcd',
+  startupRuns: 5,
   watchers: 1000,
   writesPerSecond: 100,
   watchSeconds: 10,
-  memoryObjects: 20_000,
-  listObjects: 10_000,
-  listReps: 10,
   loadConcurrency: 64,
   tmpDir: undefined,
 };
 
-const numeric: Record<string, keyof BenchOptions> = {
+type NumericKey = {
+  [K in keyof BenchOptions]: BenchOptions[K] extends number ? K : never;
+}[keyof BenchOptions];
+
+const numeric: Record<string, NumericKey> = {
+  'create-seconds': 'createSeconds',
+  'get-reps': 'getReps',
+  'list-objects': 'listObjects',
+  'list-reps': 'listReps',
+  'list-page-size': 'listPageSize',
+  'rss-objects': 'rssObjects',
+  'startup-runs': 'startupRuns',
   watchers: 'watchers',
   'writes-per-second': 'writesPerSecond',
   'watch-seconds': 'watchSeconds',
-  'memory-objects': 'memoryObjects',
-  'list-objects': 'listObjects',
-  'list-reps': 'listReps',
   'load-concurrency': 'loadConcurrency',
 };
+const other = ['only', 'create-concurrency', 'rss-load', 'tmp-dir'];
 
-/** Parses argv (`--watchers=200`, `--tmp-dir=/var/tmp`); throws Error on an unknown or bad flag. */
+/** Parses argv (`--watchers=200`, `--only=create,list`); throws Error on an unknown or bad flag. */
 export function parseOptions(argv: string[]): BenchOptions {
   const o: BenchOptions = { ...defaultOptions };
   for (const arg of argv) {
     const m = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (!m) throw new Error(`unexpected argument ${arg} (flags are --name=value)`);
     const [, name = '', value = ''] = m;
-    if (name === 'tmp-dir') {
-      o.tmpDir = value;
-      continue;
+    if (name === 'tmp-dir') o.tmpDir = value;
+    else if (name === 'only') o.only = parsePhases(value);
+    else if (name === 'create-concurrency') o.createConcurrency = value.split(',').map((v) => positive(name, v));
+    else if (name === 'rss-load') {
+      if (value !== 'api' && value !== 'etcd') throw new Error(`--rss-load must be api or etcd, got ${value}`);
+      o.rssLoad = value;
+    } else {
+      const key = numeric[name];
+      if (!key) throw new Error(`unknown flag --${name}; known: ${[...Object.keys(numeric), ...other].join(', ')}`);
+      o[key] = positive(name, value);
     }
-    const key = numeric[name];
-    const n = Number(value);
-    if (!key) throw new Error(`unknown flag --${name}; known: ${[...Object.keys(numeric), 'tmp-dir'].join(', ')}`);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${value}`);
-    (o as unknown as Record<string, number>)[key] = n;
   }
-  if (o.listObjects > o.memoryObjects) throw new Error('--list-objects cannot exceed --memory-objects');
   return o;
+}
+
+function parsePhases(value: string): Phase[] {
+  const wanted = value.split(',').filter((p) => p !== '');
+  for (const p of wanted) {
+    if (!(phases as readonly string[]).includes(p)) throw new Error(`--only: unknown phase ${p}; phases: ${phases.join(', ')}`);
+  }
+  // Run order stays the bench's, whatever order the flag lists them in.
+  return phases.filter((p) => wanted.includes(p));
+}
+
+function positive(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${value}`);
+  return n;
 }

@@ -1,6 +1,8 @@
 /** The bench's objects: 1 KiB Secrets and the namespaces that hold them. */
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from './api-client';
+import { runPool } from './pool';
+import { msSince } from './stats';
 
 /** Bytes of secret data per object before base64 (base64 of 768 bytes is 1,024 characters). */
 const PAYLOAD_BYTES = 768;
@@ -22,4 +24,24 @@ export async function ensureNamespace(client: ApiClient, name: string): Promise<
   if (res.status !== 201 && res.status !== 409) {
     throw new Error(`create namespace ${name} → ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
   }
+}
+
+/**
+ * Creates secrets s-0 … s-(count-1) in `namespace` through the API, `concurrency` in flight (throws on
+ * the first failure); resolves with each create's latency (ms) and the total seconds.
+ */
+export async function createSecrets(
+  client: ApiClient,
+  namespace: string,
+  count: number,
+  concurrency: number,
+): Promise<{ latenciesMs: number[]; seconds: number }> {
+  const latenciesMs: number[] = [];
+  const start = process.hrtime.bigint();
+  await runPool(count, concurrency, async (i) => {
+    const t = process.hrtime.bigint();
+    await client.expect('POST', `/api/v1/namespaces/${namespace}/secrets`, secret(namespace, `s-${i}`), 201);
+    latenciesMs.push(msSince(t));
+  });
+  return { latenciesMs, seconds: msSince(start) / 1000 };
 }

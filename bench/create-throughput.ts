@@ -1,0 +1,99 @@
+/**
+ * Create throughput and latency, API vs raw etcd, at several concurrency levels: closed-loop creates
+ * of fresh 1 KiB Secrets through the API for a fixed time, then the same number of seconds of raw
+ * etcd transactions in kube's create shape (`if mod_revision(key) == 0 then put`) from this process,
+ * keys under a prefix of their own, values shaped as the server stores a Secret.
+ */
+import type { Etcd3 } from 'etcd3';
+import type { ApiClient } from './support/api-client';
+import { every, type Progress } from './support/progress';
+import { secret } from './support/secrets';
+import { msSince, summarize, type Summary } from './support/stats';
+import type { StoredSecretFactory } from './support/stored-secret';
+
+/** One side of a row: what the closed loop achieved. */
+export interface CreateCell {
+  creates: number;
+  errors: number;
+  firstError: string | undefined;
+  perSecond: number;
+  latencyMs: Summary;
+}
+
+export interface CreateRow {
+  concurrency: number;
+  api: CreateCell;
+  raw: CreateCell;
+}
+
+export interface CreatePlan {
+  concurrencies: number[];
+  seconds: number;
+  /** Namespace of the API creates. */
+  namespace: string;
+  /** etcd key prefix of the raw creates (outside the server's prefix). */
+  rawPrefix: string;
+}
+
+/** Runs raw then API at each concurrency; deletes the raw keys at the end. */
+export async function measureCreateThroughput(
+  client: ApiClient,
+  etcd: Etcd3,
+  value: StoredSecretFactory,
+  plan: CreatePlan,
+  progress: Progress,
+): Promise<CreateRow[]> {
+  const rows: CreateRow[] = [];
+  try {
+    for (const c of plan.concurrencies) {
+      progress('create', `raw etcd txn creates, ${c} in flight, ${plan.seconds} s`);
+      const raw = await closedLoop(c, plan.seconds, progress, async (i) => {
+        const key = Buffer.from(`${plan.rawPrefix}c${c}-${i}`);
+        const res = await etcd.kv.txn({
+          compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: 0 }],
+          success: [{ request_put: { key, value: value(plan.namespace, `c${c}-${i}`) } }],
+          failure: [],
+        });
+        if (!res.succeeded) throw new Error(`raw create of ${key.toString()} found the key`);
+      });
+      progress('create', `API creates (POST), ${c} in flight, ${plan.seconds} s`);
+      const api = await closedLoop(c, plan.seconds, progress, async (i) => {
+        await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `c${c}-${i}`), 201);
+      });
+      rows.push({ concurrency: c, api, raw });
+      progress('create', `c=${c}: API ${api.perSecond.toFixed(0)}/s p99 ${api.latencyMs.p99.toFixed(1)} ms; raw ${raw.perSecond.toFixed(0)}/s p99 ${raw.latencyMs.p99.toFixed(1)} ms`);
+    }
+  } finally {
+    await etcd.delete().prefix(plan.rawPrefix);
+  }
+  return rows;
+}
+
+/** `concurrency` workers call `op(i)` with fresh i until `seconds` have passed; failures are counted, not thrown. */
+async function closedLoop(concurrency: number, seconds: number, progress: Progress, op: (i: number) => Promise<void>): Promise<CreateCell> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const start = process.hrtime.bigint();
+  const stop = every(2000, () => progress('create', `${latencies.length} done`));
+  const worker = async (): Promise<void> => {
+    while (msSince(start) < seconds * 1000) {
+      const t = process.hrtime.bigint();
+      try {
+        await op(next++);
+        latencies.push(msSince(t));
+      } catch (e) {
+        errors++;
+        firstError ??= (e as Error).message.slice(0, 300);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    stop();
+  }
+  const elapsed = msSince(start) / 1000;
+  return { creates: latencies.length, errors, firstError, perSecond: latencies.length / elapsed, latencyMs: summarize(latencies) };
+}
