@@ -46,6 +46,7 @@ export interface ResourceRouterDeps {
   cbor?: CborSerializer;
   encodings: EncodingCache;
   applyTypes: ApplyTypes;
+  watchBufferBytes: number;
 }
 
 export async function serveResource(
@@ -90,6 +91,7 @@ export async function serveResource(
     cbor: deps.cbor,
     encodings: deps.encodings,
     applyTypes: deps.applyTypes,
+    watchBufferBytes: deps.watchBufferBytes,
     ctx: {
       user,
       namespace: def.namespaced ? info.namespace : '',

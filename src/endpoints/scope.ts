@@ -23,6 +23,8 @@ export interface HandlerScope {
   encodings: EncodingCache;
   /** Per-server cache of the types server-side apply compiles from the schemas. */
   applyTypes: ApplyTypes;
+  /** A watch whose unsent backlog passes this many bytes is disconnected (the client relists). */
+  watchBufferBytes: number;
 }
 
 export type VerbHandler = (s: HandlerScope) => Promise<void>;

@@ -19,6 +19,7 @@ import { BytePath, ByteFieldSchema, CborCodec, byteFieldPaths } from '../storage
 import { ProtobufCodec } from '../storage/codec/protobuf-codec';
 import { FeatureGates } from '../config';
 import { EncodingCache } from '../endpoints/encoding-cache';
+import { defaultWatchBufferBytes } from '../endpoints/handlers/watch';
 import { ApplySchema, ApplyTypes } from '../apply';
 import { errorHandler } from './filters/error-handler';
 import { filterChain } from './filters/chain';
@@ -42,6 +43,8 @@ export interface ApiServerOptions {
   featureGates?: FeatureGates;
   /** Full quota usage recalculation period (kube: --resource-quota-sync-period, default 5m). */
   resourceQuotaSyncPeriodMs?: number;
+  /** A watch whose unsent backlog passes this many bytes is disconnected (default 16 MiB). */
+  watchBufferBytes?: number;
 }
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -121,6 +124,7 @@ export class ApiServer {
         cbor,
         encodings: new EncodingCache(),
         applyTypes: new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined),
+        watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
       }),
     );
     this.app.use(errorHandler(opts.logger));

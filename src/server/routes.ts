@@ -32,6 +32,7 @@ export interface RouteDeps {
   cbor?: CborSerializer;
   encodings: EncodingCache;
   applyTypes: ApplyTypes;
+  watchBufferBytes: number;
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {

@@ -57,6 +57,8 @@ export interface TestServerOptions {
   port?: number;
   certDir?: string;
   token?: string;
+  /** The watch back-pressure bound (default 16 MiB). */
+  watchBufferBytes?: number;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -75,6 +77,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     logger: silent,
     bindAddress: '127.0.0.1',
     securePort: opts.port ?? 0,
+    watchBufferBytes: opts.watchBufferBytes,
   });
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;

@@ -18,8 +18,8 @@ function defaultTimeoutSeconds(): number {
   return 1800 + randomInt(1800);
 }
 
-/** Bytes a watch response may have queued in the socket before the watcher is cut off. */
-const maxBufferedBytes = 16 * 1024 * 1024;
+/** Bytes a watch response may have queued in the socket before the watcher is cut off (default). */
+export const defaultWatchBufferBytes = 16 * 1024 * 1024;
 
 /** kube sends a bookmark shortly before a watch's own timeout, so the client can resume from it. */
 const timeoutBookmarkLeadMs = 2000;
@@ -101,7 +101,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
         if (ended) return;
         start();
         res.write(encode(e));
-        if (e.type === 'ERROR' || res.writableLength > maxBufferedBytes) end();
+        if (e.type === 'ERROR' || res.writableLength > s.watchBufferBytes) end();
       },
       closed: end,
     });
