@@ -244,11 +244,10 @@ export class Cacher implements Storage {
     for (const ev of events) {
       const e: CacheEvent = { ...ev, at: now };
       if (ev.type === 'PUT') {
-        if (!this.objects.has(ev.key)) this.sortedKeys = null;
+        if (!this.objects.has(ev.key)) this.insertSortedKey(ev.key);
         this.objects.set(ev.key, ev.object);
-      } else {
-        this.objects.delete(ev.key);
-        this.sortedKeys = null;
+      } else if (this.objects.delete(ev.key)) {
+        this.removeSortedKey(ev.key);
       }
       this.history.push(e);
       for (const w of this.watchers) {
@@ -307,16 +306,38 @@ export class Cacher implements Storage {
     }
   }
 
-  private keysWithPrefix(prefix: string): string[] {
+  /** The key index, kept sorted as keys come and go (built once, then maintained, never re-sorted). */
+  private sorted(): string[] {
     if (!this.sortedKeys) this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
-    const keys = this.sortedKeys;
+    return this.sortedKeys;
+  }
+
+  /** The position of the first key not less than `key`. */
+  private lowerBound(key: string): number {
+    const keys = this.sorted();
     let lo = 0;
     let hi = keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareKeys(keys[mid] as string, prefix) < 0) lo = mid + 1;
+      if (compareKeys(keys[mid] as string, key) < 0) lo = mid + 1;
       else hi = mid;
     }
+    return lo;
+  }
+
+  private insertSortedKey(key: string): void {
+    if (this.sortedKeys) this.sortedKeys.splice(this.lowerBound(key), 0, key);
+  }
+
+  private removeSortedKey(key: string): void {
+    if (!this.sortedKeys) return;
+    const i = this.lowerBound(key);
+    if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
+  }
+
+  private keysWithPrefix(prefix: string): string[] {
+    const keys = this.sorted();
+    const lo = this.lowerBound(prefix);
     const out: string[] = [];
     for (let i = lo; i < keys.length; i++) {
       const k = keys[i] as string;
