@@ -4,6 +4,7 @@
  * reports progress in the five deletion conditions of status, then removes the `kubernetes`
  * finalizer through /finalize, which lets the registry delete the namespace (kube-facts §7).
  */
+import { Timers } from './timers';
 import { ApiError, KubeObject, timestamp } from '../api';
 import type { GenericStore, Registry, RequestContext, Watch } from '../registry';
 import { specFinalizers } from '../registry/namespace-store';
@@ -20,7 +21,7 @@ export class NamespaceController {
   private stopped = false;
   private readonly queue = new Set<string>();
   private running = false;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Timers();
 
   constructor(private readonly opts: NamespaceControllerOptions) {}
 
@@ -30,14 +31,14 @@ export class NamespaceController {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.timers.start();
     await this.startWatch();
   }
 
   stop(): void {
     this.stopped = true;
     this.watch?.stop();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    this.timers.stop();
   }
 
   private async startWatch(): Promise<void> {
@@ -51,21 +52,12 @@ export class NamespaceController {
             if (ns.metadata.deletionTimestamp) this.enqueue(ns.metadata.name ?? '');
           }
         },
-        closed: () => this.later(() => void this.startWatch(), 1000),
+        closed: () => this.timers.later(() => void this.startWatch(), 1000),
       });
     } catch (e) {
       this.opts.onError?.(e);
-      this.later(() => void this.startWatch(), 1000);
+      this.timers.later(() => void this.startWatch(), 1000);
     }
-  }
-
-  private later(fn: () => void, ms: number): void {
-    if (this.stopped) return;
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (!this.stopped) fn();
-    }, ms);
-    this.timers.add(t);
   }
 
   private enqueue(name: string): void {
@@ -80,10 +72,10 @@ export class NamespaceController {
       this.queue.delete(name);
       try {
         const done = await this.sync(name);
-        if (!done) this.later(() => this.enqueue(name), this.opts.retryDelayMs ?? 1000);
+        if (!done) this.timers.later(() => this.enqueue(name), this.opts.retryDelayMs ?? 1000);
       } catch (e) {
         this.opts.onError?.(e);
-        this.later(() => this.enqueue(name), this.opts.retryDelayMs ?? 1000);
+        this.timers.later(() => this.enqueue(name), this.opts.retryDelayMs ?? 1000);
       }
     }
     this.running = false;

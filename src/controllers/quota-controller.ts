@@ -5,6 +5,7 @@
  * deleted (replenishment), and on every resync period; the status is written with the quota's
  * resourceVersion as precondition so it never overwrites a concurrent admission charge.
  */
+import { Timers } from './timers';
 import { ApiError, KubeObject, Quantity, parseQuantity } from '../api';
 import type { GenericStore, Registry, RequestContext, Watch } from '../registry';
 
@@ -59,7 +60,7 @@ function quantitiesEqual(a: QuantityMap | undefined, b: QuantityMap | undefined)
 export class QuotaController {
   private readonly watches = new Map<string, Watch>();
   private readonly queue = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Timers();
   private running = false;
   private stopped = true;
   private listening = false;
@@ -80,6 +81,7 @@ export class QuotaController {
   /** Starts the quota watch (its initial ADDED events sync every quota), the replenishment watches and the resync timer. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.timers.start();
     if (!this.listening) {
       // Resources added at run time (custom resources) are watched too; the registry keeps listeners for good.
       this.opts.registry.onChange(() => void this.watchCountedResources());
@@ -93,18 +95,8 @@ export class QuotaController {
     this.stopped = true;
     for (const w of this.watches.values()) w.stop();
     this.watches.clear();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    this.timers.stop();
     if (this.resync) clearInterval(this.resync);
-  }
-
-  private later(fn: () => void, ms: number): void {
-    if (this.stopped) return;
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (!this.stopped) fn();
-    }, ms);
-    this.timers.add(t);
   }
 
   /** One watch per namespaced store: quotas (to sync them) and everything else (deletions replenish). */
@@ -131,14 +123,14 @@ export class QuotaController {
         closed: () => {
           this.watches.delete(key);
           // Events may have been missed while the watch was down: recalculate everything.
-          this.later(() => void this.startWatch(key, store).then(() => this.enqueueAll()), 1000);
+          this.timers.later(() => void this.startWatch(key, store).then(() => this.enqueueAll()), 1000);
         },
       });
       if (this.stopped) watch.stop();
       else this.watches.set(key, watch);
     } catch (e) {
       this.opts.onError?.(e);
-      this.later(() => void this.startWatch(key, store), 1000);
+      this.timers.later(() => void this.startWatch(key, store), 1000);
     }
   }
 
@@ -204,7 +196,7 @@ export class QuotaController {
           await this.sync(namespace, name);
         } catch (e) {
           if (!(e instanceof ApiError && e.code === 409)) this.opts.onError?.(e);
-          this.later(() => this.enqueueKey(key), this.opts.retryDelayMs ?? 200);
+          this.timers.later(() => this.enqueueKey(key), this.opts.retryDelayMs ?? 200);
         }
       }
     } finally {

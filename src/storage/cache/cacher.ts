@@ -69,11 +69,6 @@ export class Cacher implements Storage {
     return this.readyPromise;
   }
 
-  /** The newest etcd revision the cache has applied. */
-  get currentCacheRevision(): bigint {
-    return this.revision;
-  }
-
   // ---- writes go to etcd; the feed brings them back into the cache ----
 
   create(key: string, obj: KubeObject, o?: { dryRun?: boolean }): Promise<KubeObject> {
