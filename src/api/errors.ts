@@ -141,11 +141,11 @@ export const errors = {
       kind: gr.resource,
     }),
 
-  /** go-restful's 404 for a path no route serves. */
-  routeNotFound: () => make(404, 'NotFound', 'the server could not find the requested resource'),
+  /** go-restful's 404 for a path no route serves; it carries an empty details object. */
+  routeNotFound: () => make(404, 'NotFound', 'the server could not find the requested resource', {}),
 
-  /** go-restful's 405 for a route that exists without that method. */
-  routeMethodNotAllowed: () => make(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'),
+  /** go-restful's 405 for a route that exists without that method (empty details too). */
+  routeMethodNotAllowed: () => make(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
 
   notAcceptable: (accepted: string[]) =>
     make(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`),

@@ -1,6 +1,6 @@
 /** Routes a resource request (already parsed into RequestInfo) to its store and verb handler. */
 import type { Request, Response } from 'express';
-import { ApiError, failureStatus } from '../api';
+import { errors } from '../api';
 import type { UserInfo } from '../auth/authn/types';
 import type { Registry, Verb } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
@@ -27,15 +27,6 @@ const handlers: Record<string, VerbHandler> = {
   deletecollection: deleteCollectionHandler,
 };
 
-/** go-restful's 404 for a path nothing serves; it carries an empty details object. */
-export function routeNotFound(): ApiError {
-  return new ApiError(failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}));
-}
-
-function methodNotAllowed(): ApiError {
-  return new ApiError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
-}
-
 export interface ResourceRouterDeps {
   registry: Registry;
   schemas: SchemaRegistry;
@@ -60,24 +51,24 @@ export async function serveResource(
   // Errors of this request may be negotiated to CBOR too (responses.ts writeError reads it).
   if (deps.cbor) res.locals.cbor = deps.cbor;
   const store = deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
-  if (!store || info.parts.length > 3) throw routeNotFound();
+  if (!store || info.parts.length > 3) throw errors.routeNotFound();
   const def = store.def;
   const isNamespacesPath = def.resource === 'namespaces';
   const hasNamespace = info.namespace !== '' && !isNamespacesPath;
-  if (!def.namespaced && hasNamespace) throw routeNotFound();
+  if (!def.namespaced && hasNamespace) throw errors.routeNotFound();
   if (def.namespaced && !hasNamespace) {
     // The all-namespaces path serves only list and watch.
-    if (info.name) throw routeNotFound();
-    if (info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowed();
+    if (info.name) throw errors.routeNotFound();
+    if (info.verb !== 'list' && info.verb !== 'watch') throw errors.routeMethodNotAllowed();
   }
   let verbs: Verb[] = def.verbs;
   if (info.subresource) {
     const sub = def.subresources.find((x) => x.name === info.subresource);
-    if (!sub) throw routeNotFound();
+    if (!sub) throw errors.routeNotFound();
     verbs = sub.verbs;
   }
   const verb = info.verb as Verb;
-  if (!verbs.includes(verb) || !handlers[verb]) throw methodNotAllowed();
+  if (!verbs.includes(verb) || !handlers[verb]) throw errors.routeMethodNotAllowed();
   const query: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
   const scope: HandlerScope = {

@@ -26,7 +26,7 @@ export function protobufServes(s: HandlerScope): boolean {
   return !!p && p.supports(s.store.apiVersion, s.store.def.kind) && p.supports(s.store.apiVersion, s.store.def.listKind);
 }
 
-function includeObjectParam(s: HandlerScope): IncludeObject {
+export function includeObjectParam(s: HandlerScope): IncludeObject {
   const v = s.query.includeObject;
   if (v === undefined || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;

@@ -16,7 +16,7 @@ import { OpenApiDocuments } from '../endpoints/openapi-documents';
 import { EncodingCache } from '../endpoints/encoding-cache';
 import type { ApplyTypes } from '../apply';
 import type { RequestInfo } from '../endpoints/request-info';
-import { routeNotFound, serveResource } from '../endpoints/resource-router';
+import { serveResource } from '../endpoints/resource-router';
 import type { Registry } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
 import { HealthCheck, healthHandler } from './health';
@@ -88,7 +88,7 @@ export function buildRouter(deps: RouteDeps): Router {
   r.get('/apis', discovery(deps, false));
   r.get('/api/v1', (req, res) => {
     const gv = deps.registry.groupVersions().find((g) => !g.group && g.version === 'v1');
-    if (!gv) throw routeNotFound();
+    if (!gv) throw errors.routeNotFound();
     sendJson(req, res, apiResourceList(gv));
   });
   r.get('/apis/:group', (req, res) => {
@@ -100,7 +100,7 @@ export function buildRouter(deps: RouteDeps): Router {
     const gv = deps.registry.groupVersions().find((g) => g.group === req.params.group && g.version === req.params.version);
     if (!gv) {
       if (!servesGroup(req.params.group as string)) return notFoundText(res);
-      throw routeNotFound();
+      throw errors.routeNotFound();
     }
     sendJson(req, res, apiResourceList(gv));
   });
@@ -114,7 +114,7 @@ export function buildRouter(deps: RouteDeps): Router {
     // Only served groups have go-restful web services (JSON 404s); the rest falls through to http.NotFound.
     if (info.apiPrefix === 'apis' && info.apiGroup && !servesGroup(info.apiGroup)) return notFoundText(res);
     if (!info.isResourceRequest) {
-      if (info.apiPrefix) throw routeNotFound();
+      if (info.apiPrefix) throw errors.routeNotFound();
       return notFoundText(res);
     }
     const warnings = res.locals.warnings as string[];

@@ -9,7 +9,7 @@ import { randomInt } from 'node:crypto';
 import { KubeObject, errors } from '../../api';
 import type { WatchEvent } from '../../registry';
 import { cborSeqMediaType, negotiateObject } from '../negotiation';
-import { convertForTarget, protobufServes, writeWarnings } from '../responses';
+import { convertForTarget, includeObjectParam, protobufServes, writeWarnings } from '../responses';
 import type { HandlerScope } from '../scope';
 import { listQuery, parseBoolParam, parseIntParam } from './read';
 
@@ -34,8 +34,9 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
   const contentType = protobuf ? `${target.contentType};stream=watch` : cbor ? cborSeqMediaType : target.contentType;
   const query = { ...listQuery(s), allowWatchBookmarks: parseBoolParam(s.query.allowWatchBookmarks) ?? false };
   if (s.info.name) query.fieldSelector = [query.fieldSelector, `metadata.name=${s.info.name}`].filter(Boolean).join(',');
-  const timeoutSeconds = parseIntParam('timeoutSeconds', s.query.timeoutSeconds) ?? defaultTimeoutSeconds();
+  const timeoutSeconds = parseIntParam('timeoutSeconds', s.query.timeoutSeconds) || defaultTimeoutSeconds(); // 0 means the default, as kube
   const bookmarkShape = bookmarkObjectFor(s);
+  const includeObject = includeObjectParam(s);
   const { res, req } = s;
   let started = false;
   let ended = false;
@@ -69,7 +70,6 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     if (e.type === 'BOOKMARK') return bookmarkShape(e.object as KubeObject);
     if (!target.as || e.type === 'ERROR') return e.object;
     const o = e.object as KubeObject;
-    const includeObject = (s.query.includeObject as 'None' | 'Metadata' | 'Object' | undefined) || 'Metadata';
     const table = convertForTarget(s.store, target, [o], { resourceVersion: o.metadata.resourceVersion }, includeObject, s.ctx.now()) as Record<string, unknown>;
     if (!headersOnTable && target.as.kind === 'Table') table.columnDefinitions = null;
     headersOnTable = false;

@@ -1,14 +1,17 @@
 import type { RequestHandler } from 'express';
 import type { RequestInfo } from '../../endpoints/request-info';
+import type { UserInfo } from '../../auth/authn/types';
 
 const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-/** kube's max-in-flight filter: 429 in plain text with Retry-After: 1; watches are long-running and exempt. */
+/** kube's max-in-flight filter: 429 in plain text with Retry-After: 1; watches and system:masters are exempt. */
 export function withMaxInFlight(limits: { readOnly: number; mutating: number }): RequestHandler {
   const inFlight = { readOnly: 0, mutating: 0 };
   return (_req, res, next) => {
     const info = res.locals.requestInfo as RequestInfo;
     if (info.verb === 'watch') return next();
+    // kube: members of system:masters are never throttled.
+    if ((res.locals.user as UserInfo | undefined)?.groups.includes('system:masters')) return next();
     const kind = mutating.has(info.verb) ? 'mutating' : 'readOnly';
     if (limits[kind] > 0 && inFlight[kind] >= limits[kind]) {
       res.status(429).setHeader('Retry-After', '1');

@@ -173,9 +173,8 @@ export class Cacher implements Storage {
     }
     const c = start.consistency;
     if (c.kind === 'notOlderThan') await this.waitForRevision(w.prefix, c.revision);
-    if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) {
-      throw new StorageError('TooLargeResourceVersion', w.prefix, 'watch cache is behind etcd', this.revision);
-    }
+    // A consistent watch from a cache that cannot catch up: ERROR 504 naming etcd's revision.
+    if (c.kind === 'latest') await this.waitForRevision(w.prefix, await this.opts.etcd.currentRevision());
     if (w.stopped) return undefined;
     // No await from here on: the state and the live stream join at exactly this.revision.
     for (const key of w.exactKey ? [w.prefix].filter((k) => this.objects.has(k)) : this.keysWithPrefix(w.prefix)) {

@@ -27,8 +27,3 @@ export function toStorageError(e: unknown, key: string): unknown {
   }
   return e;
 }
-
-export function isCompactedWatchError(e: unknown): boolean {
-  const msg = e instanceof Error ? e.message : String(e);
-  return msg.includes('compacted');
-}
