@@ -38,6 +38,7 @@ export interface ResourceRouterDeps {
   encodings: EncodingCache;
   applyTypes: ApplyTypes;
   watchBufferBytes: number;
+  streams: Set<Promise<void>>;
 }
 
 export async function serveResource(
@@ -83,6 +84,7 @@ export async function serveResource(
     encodings: deps.encodings,
     applyTypes: deps.applyTypes,
     watchBufferBytes: deps.watchBufferBytes,
+    streams: deps.streams,
     ctx: {
       user,
       namespace: def.namespaced ? info.namespace : '',

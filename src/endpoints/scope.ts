@@ -25,6 +25,8 @@ export interface HandlerScope {
   applyTypes: ApplyTypes;
   /** A watch whose unsent backlog passes this many bytes is disconnected (the client relists). */
   watchBufferBytes: number;
+  /** Open long-running responses: each promise settles when its response has finished writing. */
+  streams: Set<Promise<void>>;
 }
 
 export type VerbHandler = (s: HandlerScope) => Promise<void>;

@@ -54,6 +54,8 @@ export class ApiServer {
   private readonly app: express.Express;
   private server?: https.Server;
   private readonly shutdown = new AbortController();
+  /** Watches still writing; stop() lets them finish before closing connections. */
+  private readonly streams = new Set<Promise<void>>();
   private readonly namespaceController: NamespaceController;
   private readonly quotaController: QuotaController;
 
@@ -125,6 +127,7 @@ export class ApiServer {
         encodings: new EncodingCache(),
         applyTypes: new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined),
         watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
+        streams: this.streams,
       }),
     );
     this.app.use(errorHandler(opts.logger));
@@ -159,6 +162,10 @@ export class ApiServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    // Aborting ended every watch; wait (briefly) until their last bytes are written.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all([...this.streams]), new Promise((r) => (bound = setTimeout(r, 1000)))]);
+    clearTimeout(bound);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const timer = setTimeout(() => server.closeAllConnections(), 2000);

@@ -33,6 +33,7 @@ export interface RouteDeps {
   encodings: EncodingCache;
   applyTypes: ApplyTypes;
   watchBufferBytes: number;
+  streams: Set<Promise<void>>;
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {

@@ -64,6 +64,7 @@ export function serverSideApply(s: HandlerScope, live: KubeObject | null, config
   if (!manager) {
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
   }
-  const force = s.query.force === 'true' || s.query.force === '1';
+  // kube's bool query parsing: present and not 0/f/false (any case) means true.
+  const force = s.query.force !== undefined && !/^(0|f|false)$/i.test(s.query.force);
   return apply({ ...context(s), live, config, manager, force, kind: s.store.def.kind }).object;
 }

@@ -90,6 +90,13 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     return `{"type":"${e.type}","object":${shared ? s.encodings.jsonOf(object) : JSON.stringify(object)}}\n`;
   };
 
+  // The server waits for this before closing connections, so a watch ended by shutdown is flushed whole.
+  const finished = new Promise<void>((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+  s.streams.add(finished);
+  void finished.then(() => s.streams.delete(finished));
   const timer = setTimeout(end, timeoutSeconds * 1000);
   const bookmarkTimer = setTimeout(() => watch?.requestBookmark?.(), Math.max(0, timeoutSeconds * 1000 - timeoutBookmarkLeadMs));
   let watch: { stop(): void; requestBookmark?(): void } | undefined;
