@@ -2,18 +2,23 @@
 /**
  * The composition root: flags → config → etcd (external or embedded) → storage → certificates and
  * credentials → ApiServer → kubeconfig; SIGTERM/SIGINT stop everything, the embedded etcd last.
+ * For a quick start the embedded etcd is spawned first, and the serving modules, certificates,
+ * credentials and schemas are loaded while it starts; errors are still reported in that order.
  */
+import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import winston from 'winston';
 import { parseFlags, usage, FeatureGateError, FeatureGates, FlagError, ServerConfig } from './config';
 import { TokenAuthenticator, TokenFileAuthenticator, bearerTokenAuthenticator, staticTokenAuthenticator, withAuthenticatedGroup } from './auth';
-import { EmbeddedEtcd } from './server/embedded-etcd';
-import { ensureServingCertificates } from './server/certs';
-import { ensureAdminToken, writeAdminKubeconfig } from './server/kubeconfig';
-import { ApiServer } from './server/app';
-import { Cacher, EtcdStore, Storage } from './storage';
+import { EmbeddedEtcd, EmbeddedEtcdEndpoints } from './server/embedded-etcd';
+import type * as AppModule from './server/app';
+import type * as CertsModule from './server/certs';
+import type * as KubeconfigModule from './server/kubeconfig';
+import type * as SchemaModule from './registry/schema';
+import type * as ProtobufModule from './storage/codec/protobuf-codec';
+import type * as StorageModule from './storage';
 
 function makeLogger(verbosity: number): winston.Logger {
   return winston.createLogger({
@@ -24,23 +29,81 @@ function makeLogger(verbosity: number): winston.Logger {
   });
 }
 
-async function waitForEtcd(store: EtcdStore, endpoints: string[], timeoutMs: number): Promise<void> {
+/** The modules that serve; see loadServingModules. */
+interface ServingModules {
+  app: typeof AppModule;
+  certs: typeof CertsModule;
+  kubeconfig: typeof KubeconfigModule;
+  schema: typeof SchemaModule;
+  protobuf: typeof ProtobufModule;
+  storage: typeof StorageModule;
+}
+
+/**
+ * Loads (requires) the server, storage, schema and codec modules. Loading them takes most of a
+ * second of CPU, so run() calls this only once the embedded etcd's process exists: etcd then starts
+ * on the other core meanwhile, instead of after it.
+ */
+function loadServingModules(): ServingModules {
+  return {
+    app: require('./server/app') as typeof AppModule,
+    certs: require('./server/certs') as typeof CertsModule,
+    kubeconfig: require('./server/kubeconfig') as typeof KubeconfigModule,
+    schema: require('./registry/schema') as typeof SchemaModule,
+    protobuf: require('./storage/codec/protobuf-codec') as typeof ProtobufModule,
+    storage: require('./storage') as typeof StorageModule,
+  };
+}
+
+/** Starts the embedded etcd and resolves once its process exists; `started` settles when it is healthy. */
+async function launchEmbeddedEtcd(etcd: EmbeddedEtcd, dataDir: string): Promise<{ started: Promise<EmbeddedEtcdEndpoints> }> {
+  const spawned = once(etcd, 'spawn');
+  const started = etcd.start({ dataDir: path.join(dataDir, 'etcd'), logFile: path.join(dataDir, 'etcd.log') });
+  // A start that fails before any spawn (no binary) rejects here; `started` is observed by the race.
+  await Promise.race([spawned, started]);
+  return { started };
+}
+
+async function waitForEtcd(store: StorageModule.EtcdStore, endpoints: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await store.ping())) {
     if (Date.now() > deadline) {
       throw new Error(`unable to reach etcd at ${endpoints.join(',')} within ${timeoutMs / 1000}s (check --etcd-servers and that etcd is running)`);
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 async function run(config: ServerConfig, logger: winston.Logger, featureGates: FeatureGates): Promise<() => Promise<void>> {
   let etcd: EmbeddedEtcd | undefined;
-  let endpoints = config.etcdServers;
-  if (endpoints.length === 0) {
+  let etcdStarted: Promise<EmbeddedEtcdEndpoints> | undefined;
+  if (config.etcdServers.length === 0) {
     etcd = new EmbeddedEtcd();
-    const started = await etcd.start({ dataDir: path.join(config.dataDir, 'etcd'), logFile: path.join(config.dataDir, 'etcd.log') });
-    endpoints = started.endpoints;
+    ({ started: etcdStarted } = await launchEmbeddedEtcd(etcd, config.dataDir));
+  }
+  const { app, certs: certsModule, kubeconfig, schema, protobuf: protobufModule, storage: storageModule } = loadServingModules();
+
+  // Independent of etcd: certificates, credentials, schemas and codecs are prepared while it starts.
+  const hosts = [os.hostname()];
+  if (config.bindAddress !== '0.0.0.0' && config.bindAddress !== '::') hosts.push(config.bindAddress);
+  const certsReady = certsModule.ensureServingCertificates({
+    certDir: config.certDir,
+    hosts,
+    tlsCertFile: config.tlsCertFile,
+    tlsKeyFile: config.tlsPrivateKeyFile,
+  });
+  const adminTokenReady = kubeconfig.ensureAdminToken(config.dataDir);
+  const tokenFileReady = config.tokenAuthFile
+    ? TokenFileAuthenticator.load(config.tokenAuthFile, { onWarning: (w) => logger.warn(w) })
+    : Promise.resolve(undefined);
+  const schemasReady = schema.SchemaRegistry.load();
+  const protobufReady = protobufModule.ProtobufCodec.load();
+  // Failures are reported in the order the steps used to run (etcd first), so observe them for now.
+  for (const p of [certsReady, adminTokenReady, tokenFileReady, schemasReady, protobufReady]) p.catch(() => undefined);
+
+  let endpoints = config.etcdServers;
+  if (etcd && etcdStarted) {
+    endpoints = (await etcdStarted).endpoints;
     etcd.on('exit', (code, signal) => logger.error('embedded etcd exited', { code, signal }));
     logger.info('embedded etcd started', { endpoints, dataDir: path.join(config.dataDir, 'etcd') });
   }
@@ -51,33 +114,29 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
         key: config.etcdKeyFile ? await readFile(config.etcdKeyFile) : undefined,
       }
     : undefined;
-  const etcdStore = new EtcdStore({ endpoints, tls });
+  const etcdStore = new storageModule.EtcdStore({ endpoints, tls });
   await waitForEtcd(etcdStore, endpoints, 5_000);
   etcdStore.startCompactor(config.etcdCompactionIntervalMs, {
     onCompacted: (revision) => logger.info('etcd compacted', { revision: revision.toString() }),
     onError: (e) => logger.warn('etcd compaction failed', { error: (e as Error).message }),
   });
-  const storage: Storage = config.watchCache
-    ? new Cacher({ etcd: etcdStore, prefix: config.etcdPrefix, onRestart: (e) => logger.warn('watch cache relisting', { reason: String(e) }) })
+  const storage: StorageModule.Storage = config.watchCache
+    ? new storageModule.Cacher({ etcd: etcdStore, prefix: config.etcdPrefix, onRestart: (e) => logger.warn('watch cache relisting', { reason: String(e) }) })
     : etcdStore;
 
-  const hosts = [os.hostname()];
-  if (config.bindAddress !== '0.0.0.0' && config.bindAddress !== '::') hosts.push(config.bindAddress);
-  const certs = await ensureServingCertificates({
-    certDir: config.certDir,
-    hosts,
-    tlsCertFile: config.tlsCertFile,
-    tlsKeyFile: config.tlsPrivateKeyFile,
-  });
-  const adminToken = await ensureAdminToken(config.dataDir);
+  const certs = await certsReady;
+  const adminToken = await adminTokenReady;
+  const tokenFile = await tokenFileReady;
+  const schemas = await schemasReady;
+  const protobuf = await protobufReady;
   const tokenSources: TokenAuthenticator[] = [
     staticTokenAuthenticator(new Map([[adminToken, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
   ];
-  if (config.tokenAuthFile) {
-    tokenSources.push(await TokenFileAuthenticator.load(config.tokenAuthFile, { onWarning: (w) => logger.warn(w) }));
-  }
+  if (tokenFile) tokenSources.push(tokenFile);
 
-  const server = await ApiServer.create({
+  const server = await app.ApiServer.create({
+    schemas,
+    protobuf,
     storage,
     etcdPrefix: config.etcdPrefix,
     authenticator: withAuthenticatedGroup(bearerTokenAuthenticator(tokenSources)),
@@ -101,7 +160,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (config.writeKubeconfig) {
-    await writeAdminKubeconfig({ path: config.writeKubeconfig, server: url, caCertPem: certs.caCert, token: adminToken });
+    await kubeconfig.writeAdminKubeconfig({ path: config.writeKubeconfig, server: url, caCertPem: certs.caCert, token: adminToken });
   }
   logger.info('serving', { url, kubeconfig: config.writeKubeconfig ?? '', etcd: endpoints });
   // Machine-readable readiness line for scripts and tests that start the binary.

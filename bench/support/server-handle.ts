@@ -20,10 +20,14 @@ export interface ServerHandle {
   stop(): Promise<void>;
 }
 
-/** Forks the server with --expose-gc; resolves once it listens, rejects if it fails to start. */
+/**
+ * Forks the server with --expose-gc (plus the space-separated node flags in BENCH_SERVER_NODE_ARGS,
+ * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`); resolves once it listens, rejects if it fails to start.
+ */
 export function forkServer(opts: ServerProcessOptions): Promise<ServerHandle> {
+  const extraArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = fork(path.join(__dirname, 'server-process.js'), [], {
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...extraArgs],
     env: { ...process.env, BENCH_SERVER_OPTIONS: JSON.stringify(opts) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -12,3 +12,4 @@ export * from './object-meta-validation';
 export * from './user-info';
 export * from './request-context';
 export * from './resource-version';
+export * from './shared-items';

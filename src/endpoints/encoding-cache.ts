@@ -1,14 +1,38 @@
 /**
- * Encodes each watch event's object once per media type, however many watchers receive it: the
- * watch cache hands every watcher the same object, so the encoding is memoised by identity.
- * One instance per server (never module state); entries go when the objects are collected.
+ * Encodes shared objects once per media type, however many readers receive them: the watch cache
+ * hands every watcher and every list the same immutable object, so encodings are memoised by
+ * identity. One instance per server (never module state); entries go when the objects are collected.
+ *
+ * Watch event encodings live as long as their object. List item encodings (JSON) are kept within a
+ * byte budget, in two generations: when the current one fills half the budget it becomes the
+ * previous one (whose entries are promoted back on use) and the older generation is dropped, so at
+ * most `listItemBudgetBytes` are held however many objects are listed.
  */
+import type { KubeObject } from '../api';
 import type { CborSerializer, ProtobufSerializer } from './codec';
+
+export interface EncodingCacheOptions {
+  /** Upper bound of the memoised list item encodings, in bytes (default 64 MiB; 0 = none kept). */
+  listItemBudgetBytes?: number;
+}
+
+const defaultListItemBudgetBytes = 64 * 1024 * 1024;
 
 export class EncodingCache {
   private readonly json = new WeakMap<object, string>();
   private readonly protobuf = new WeakMap<object, Buffer>();
   private readonly cbor = new WeakMap<object, Buffer>();
+  private readonly generationBytes: number;
+  private listItems = new WeakMap<object, Buffer>();
+  private previousListItems = new WeakMap<object, Buffer>();
+  private listItemBytes = 0;
+  /** Bytes and count of every list item encoded so far: their mean sizes the next list. */
+  private encodedItemBytes = 0;
+  private encodedItems = 0;
+
+  constructor(opts: EncodingCacheOptions = {}) {
+    this.generationBytes = Math.floor((opts.listItemBudgetBytes ?? defaultListItemBudgetBytes) / 2);
+  }
 
   jsonOf(obj: object): string {
     let s = this.json.get(obj);
@@ -17,6 +41,40 @@ export class EncodingCache {
       this.json.set(obj, s);
     }
     return s;
+  }
+
+  /**
+   * Whether a list of `count` items is expected to fit one generation of the list item memo (at the
+   * mean size of the items encoded so far). Larger lists would only churn it: a cold per-item
+   * encoding costs more than encoding the whole list at once, so callers should do that instead.
+   */
+  fitsListItemMemo(count: number): boolean {
+    if (this.encodedItems === 0) return this.generationBytes > 0;
+    return count * (this.encodedItemBytes / this.encodedItems) <= this.generationBytes;
+  }
+
+  /**
+   * The UTF-8 JSON of `obj` as an item of a JSON list: without kind and apiVersion (kube's list
+   * encoding, as GenericStore.stripItemTypes). `obj` must be a shared value never mutated after.
+   */
+  listItemJsonOf(obj: KubeObject): Buffer {
+    const current = this.listItems.get(obj);
+    if (current !== undefined) return current;
+    let b = this.previousListItems.get(obj);
+    if (b === undefined) {
+      b = Buffer.from(listItemJson(obj));
+      this.encodedItemBytes += b.length;
+      this.encodedItems++;
+    }
+    if (b.length > this.generationBytes) return b;
+    if (this.listItemBytes + b.length > this.generationBytes) {
+      this.previousListItems = this.listItems;
+      this.listItems = new WeakMap();
+      this.listItemBytes = 0;
+    }
+    this.listItems.set(obj, b);
+    this.listItemBytes += b.length;
+    return b;
   }
 
   protobufOf(obj: object, codec: ProtobufSerializer): Buffer {
@@ -36,4 +94,10 @@ export class EncodingCache {
     }
     return b;
   }
+}
+
+/** JSON of a list item: the object less its kind and apiVersion, other keys in their order. */
+function listItemJson(obj: KubeObject): string {
+  const { kind: _k, apiVersion: _a, ...rest } = obj;
+  return JSON.stringify(rest);
 }

@@ -1,8 +1,9 @@
 /** Writing API objects, lists and Status bodies with negotiation, pretty printing and warnings. */
 import type { Response } from 'express';
-import { ApiError, KubeList, KubeObject, Status, errors } from '../api';
+import { ApiError, KubeList, KubeObject, Status, errors, hasSharedItems } from '../api';
 import { GenericStore, IncludeObject, toTable } from '../registry';
 import { CborSerializer, encodeBody } from './codec';
+import { encodeJsonList } from './list-encoding';
 import { ResponseTarget, negotiateObject } from './negotiation';
 import type { HandlerScope } from './scope';
 
@@ -33,11 +34,18 @@ export function includeObjectParam(s: HandlerScope): IncludeObject {
   throw errors.badRequest(`unrecognized includeObject value: "${v}"`);
 }
 
+function prettyParam(s: HandlerScope): boolean {
+  return s.query.pretty === 'true' || s.query.pretty === '1';
+}
+
 function send(s: HandlerScope, code: number, target: ResponseTarget, body: unknown): void {
+  sendEncoded(s, code, target, encodeBody(body, target.format, prettyParam(s), s.protobuf, s.cbor));
+}
+
+function sendEncoded(s: HandlerScope, code: number, target: ResponseTarget, bytes: Buffer): void {
   writeWarnings(s.res, s.ctx.warnings);
-  const pretty = s.query.pretty === 'true' || s.query.pretty === '1';
   // kube writes the bare media type (no charset parameter).
-  s.res.status(code).setHeader('Content-Type', target.contentType).send(encodeBody(body, target.format, pretty, s.protobuf, s.cbor));
+  s.res.status(code).setHeader('Content-Type', target.contentType).send(bytes);
 }
 
 /** Converts one object (or list) to what the client negotiated: Table, partial metadata or itself. */
@@ -80,7 +88,16 @@ export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Sta
   send(s, code, target, body);
 }
 
+/**
+ * Writes a list as negotiated. A compact JSON list of shared (watch cache) items is assembled from
+ * per-item memoised encodings, byte for byte what encoding the whole stripped list would give.
+ */
 export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)): void {
+  const items = list.items;
+  if (!target.as && target.format === 'json' && !prettyParam(s) && hasSharedItems(items) && s.encodings.fitsListItemMemo(items.length)) {
+    sendEncoded(s, 200, target, encodeJsonList(list, (item) => s.encodings.listItemJsonOf(item)));
+    return;
+  }
   const body = target.as
     ? convertForTarget(s.store, target, list.items, list.metadata, includeObjectParam(s), s.ctx.now(), list)
     : GenericStore.stripItemTypes(list);

@@ -3,11 +3,14 @@
  * self-signed CA and a CA-signed serving certificate (ECDSA P-256) in the cert dir on first start and
  * reuse them afterwards, as kube-apiserver does with its self-signed `apiserver.crt` in --cert-dir.
  */
-import { createPublicKey, randomBytes, webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBytes, X509Certificate } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isIP } from 'node:net';
-import * as x509 from '@peculiar/x509';
+import { promisify } from 'node:util';
+import { buildCertificate } from './certificate-builder';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
 
 /** Options of ensureServingCertificates. */
 export interface ServingCertificateOptions {
@@ -45,14 +48,7 @@ const RENEW_BEFORE_MS = 30 * DAY_MS;
 const CA_VALIDITY_MS = 10 * 365 * DAY_MS;
 const SERVING_VALIDITY_MS = 365 * DAY_MS;
 const CLOCK_SKEW_MS = 60 * 60 * 1000;
-const EC_ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const ALWAYS_HOSTS = ['localhost', '127.0.0.1', '::1'];
-
-/** @peculiar/x509 types its crypto parameter as the DOM's Crypto; Node's webcrypto implements it. */
-type X509Crypto = Parameters<typeof x509.X509CertificateGenerator.create>[1];
-type CryptoKey = webcrypto.CryptoKey;
-const crypto = webcrypto;
-const x509Crypto = webcrypto as unknown as X509Crypto;
 
 /**
  * Returns the serving cert chain, key and CA. With tlsCertFile/tlsKeyFile it loads them and checks the
@@ -75,25 +71,27 @@ export async function ensureServingCertificates(opts: ServingCertificateOptions)
 
   let ca = await loadPair(file(CERT_FILES.caCert), file(CERT_FILES.caKey));
   let caRegenerated = false;
-  if (!ca || !isCa(ca.cert) || expiresSoon(ca.cert, now) || !(await canSign(ca.key))) {
+  if (!ca || !ca.cert.ca || expiresSoon(ca.cert, now) || !canSign(ca.key)) {
     ca = await generateCa(now);
     await writeFileAtomic(file(CERT_FILES.caKey), ca.key, 0o600);
-    await writeFileAtomic(file(CERT_FILES.caCert), ca.cert.toString('pem') + '\n', 0o644);
+    await writeFileAtomic(file(CERT_FILES.caCert), ca.pem + '\n', 0o644);
     caRegenerated = true;
   }
 
   let serving = caRegenerated ? undefined : await loadPair(file(CERT_FILES.cert), file(CERT_FILES.key));
-  if (!serving || expiresSoon(serving.cert, now) || !covers(serving.cert, hosts) || !(await issuedBy(serving.cert, ca.cert))) {
+  if (!serving || expiresSoon(serving.cert, now) || !covers(serving.cert, hosts) || !issuedBy(serving.cert, ca.cert)) {
     serving = await generateServing(ca, hosts, now);
     await writeFileAtomic(file(CERT_FILES.key), serving.key, 0o600);
-    await writeFileAtomic(file(CERT_FILES.cert), serving.cert.toString('pem') + '\n', 0o644);
+    await writeFileAtomic(file(CERT_FILES.cert), serving.pem + '\n', 0o644);
   }
-  const caPem = ca.cert.toString('pem') + '\n';
-  return { cert: serving.cert.toString('pem') + '\n' + caPem, key: serving.key, caCert: caPem };
+  const caPem = ca.pem + '\n';
+  return { cert: serving.pem + '\n' + caPem, key: serving.key, caCert: caPem };
 }
 
 interface Pair {
-  cert: x509.X509Certificate;
+  cert: X509Certificate;
+  /** The certificate's PEM block (no trailing newline). */
+  pem: string;
   key: string;
 }
 
@@ -113,7 +111,7 @@ async function loadOperatorCertificates(certFile: string, keyFile: string): Prom
   }
   let matches: boolean;
   try {
-    matches = keyMatches(new x509.X509Certificate(first), key);
+    matches = keyMatches(new X509Certificate(first), key);
   } catch (e) {
     throw new Error(`${keyFile}: tls: failed to parse private key: ${(e as Error).message}`);
   }
@@ -127,44 +125,36 @@ async function loadPair(certFile: string, keyFile: string): Promise<Pair | undef
     const [certPem, key] = await Promise.all([fs.readFile(certFile, 'utf8'), fs.readFile(keyFile, 'utf8')]);
     const block = splitPemCertificates(certPem)[0];
     if (block === undefined) return undefined;
-    const cert = new x509.X509Certificate(block);
-    return keyMatches(cert, key) ? { cert, key } : undefined;
+    const cert = new X509Certificate(block);
+    return keyMatches(cert, key) ? { cert, pem: block, key } : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** Whether the private key's public half is the certificate's (compares SPKI DER). */
-function keyMatches(cert: x509.X509Certificate, keyPem: string): boolean {
+function keyMatches(cert: X509Certificate, keyPem: string): boolean {
   const spki = createPublicKey(keyPem).export({ type: 'spki', format: 'der' });
-  return Buffer.from(cert.publicKey.rawData).equals(spki);
+  return cert.publicKey.export({ type: 'spki', format: 'der' }).equals(spki);
 }
 
-function expiresSoon(cert: x509.X509Certificate, now: Date): boolean {
-  return cert.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS || cert.notBefore.getTime() > now.getTime();
+function expiresSoon(cert: X509Certificate, now: Date): boolean {
+  return Date.parse(cert.validTo) - now.getTime() < RENEW_BEFORE_MS || Date.parse(cert.validFrom) > now.getTime();
 }
 
-function isCa(cert: x509.X509Certificate): boolean {
-  return cert.getExtension(x509.BasicConstraintsExtension)?.ca === true;
-}
-
-async function importSigningKey(keyPem: string): Promise<CryptoKey> {
-  const der = x509.PemConverter.decodeFirst(keyPem);
-  return crypto.subtle.importKey('pkcs8', der, EC_ALG, false, ['sign']);
-}
-
-async function canSign(keyPem: string): Promise<boolean> {
+/** Whether the key is one this code can sign certificates with (EC P-256). */
+function canSign(keyPem: string): boolean {
   try {
-    await importSigningKey(keyPem);
-    return true;
+    const key = createPrivateKey(keyPem);
+    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
   } catch {
     return false;
   }
 }
 
-async function issuedBy(cert: x509.X509Certificate, ca: x509.X509Certificate): Promise<boolean> {
+function issuedBy(cert: X509Certificate, ca: X509Certificate): boolean {
   try {
-    return cert.issuer === ca.subject && (await cert.verify({ publicKey: ca, signatureOnly: true }, x509Crypto));
+    return cert.checkIssued(ca) && cert.verify(ca.publicKey);
   } catch {
     return false;
   }
@@ -183,14 +173,15 @@ function canonicalHost(h: string): string {
 }
 
 /** Whether the certificate's SANs include every host (exact DNS match; IPs compared canonically). */
-function covers(cert: x509.X509Certificate, hosts: string[]): boolean {
-  const san = cert.getExtension(x509.SubjectAlternativeNameExtension);
-  if (!san) return false;
+function covers(cert: X509Certificate, hosts: string[]): boolean {
+  // Node prints SANs as `DNS:name, IP Address:1.2.3.4`; entries with special characters are quoted,
+  // which no canonical host can equal, so they simply never match.
   const names = new Set(
-    san.names
-      .toJSON()
-      .filter((n) => n.type === 'dns' || n.type === 'ip')
-      .map((n) => canonicalHost(n.value)),
+    (cert.subjectAltName ?? '')
+      .split(', ')
+      .map((entry) => /^(?:DNS|IP Address):(.*)$/.exec(entry)?.[1])
+      .filter((v): v is string => v !== undefined)
+      .map(canonicalHost),
   );
   return hosts.every((h) => names.has(h));
 }
@@ -201,61 +192,42 @@ function serialNumber(): string {
   return b.toString('hex');
 }
 
-async function exportKeyPem(key: CryptoKey): Promise<string> {
-  const der = await crypto.subtle.exportKey('pkcs8', key);
-  return x509.PemConverter.encode(der, 'PRIVATE KEY') + '\n';
+async function newKeyPair(): Promise<{ publicKey: KeyObject; privateKey: KeyObject }> {
+  return generateKeyPairAsync('ec', { namedCurve: 'prime256v1' });
+}
+
+/** Parses freshly built material into a Pair. */
+function pairOf(pem: string, privateKey: KeyObject): Pair {
+  return { cert: new X509Certificate(pem), pem, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
 async function generateCa(now: Date): Promise<Pair> {
-  const keys = await crypto.subtle.generateKey(EC_ALG, true, ['sign', 'verify']);
-  const cert = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      serialNumber: serialNumber(),
-      name: `CN=platform-apiserver-ca@${Math.floor(now.getTime() / 1000)}`,
-      notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
-      notAfter: new Date(now.getTime() + CA_VALIDITY_MS),
-      signingAlgorithm: EC_ALG,
-      keys,
-      extensions: [
-        new x509.BasicConstraintsExtension(true, undefined, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-          true,
-        ),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, x509Crypto),
-      ],
-    },
-    x509Crypto,
-  );
-  return { cert, key: await exportKeyPem(keys.privateKey) };
+  const keys = await newKeyPair();
+  const pem = buildCertificate({
+    serialHex: serialNumber(),
+    commonName: `platform-apiserver-ca@${Math.floor(now.getTime() / 1000)}`,
+    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
+    notAfter: new Date(now.getTime() + CA_VALIDITY_MS),
+    publicKey: keys.publicKey,
+    isCa: true,
+    selfSigningKey: keys.privateKey,
+  });
+  return pairOf(pem, keys.privateKey);
 }
 
 async function generateServing(ca: Pair, hosts: string[], now: Date): Promise<Pair> {
-  const keys = await crypto.subtle.generateKey(EC_ALG, true, ['sign', 'verify']);
-  const signingKey = await importSigningKey(ca.key);
-  const sans = hosts.map((h) => ({ type: isIP(h) ? ('ip' as const) : ('dns' as const), value: h }));
-  const cert = await x509.X509CertificateGenerator.create(
-    {
-      serialNumber: serialNumber(),
-      subject: 'CN=platform-apiserver',
-      issuer: ca.cert.subject,
-      notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
-      notAfter: new Date(now.getTime() + SERVING_VALIDITY_MS),
-      signingAlgorithm: EC_ALG,
-      publicKey: keys.publicKey,
-      signingKey,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
-        new x509.SubjectAlternativeNameExtension(sans, false),
-        await x509.AuthorityKeyIdentifierExtension.create(ca.cert, false, x509Crypto),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, x509Crypto),
-      ],
-    },
-    x509Crypto,
-  );
-  return { cert, key: await exportKeyPem(keys.privateKey) };
+  const keys = await newKeyPair();
+  const pem = buildCertificate({
+    serialHex: serialNumber(),
+    commonName: 'platform-apiserver',
+    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
+    notAfter: new Date(now.getTime() + SERVING_VALIDITY_MS),
+    publicKey: keys.publicKey,
+    isCa: false,
+    hosts,
+    issuer: { certDer: ca.cert.raw, privateKey: createPrivateKey(ca.key) },
+  });
+  return pairOf(pem, keys.privateKey);
 }
 
 /** Writes via a temp file and rename, so the final file is new (gets `mode`) and never half-written. */

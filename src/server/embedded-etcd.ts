@@ -31,6 +31,10 @@ export interface EmbeddedEtcdOptions {
   startTimeoutMs?: number;
   /** Start attempts when a picked port turns out taken (default 5). */
   maxAttempts?: number;
+  /** etcd's --heartbeat-interval in ms (default 20; see SINGLE_MEMBER_RAFT). */
+  heartbeatIntervalMs?: number;
+  /** etcd's --election-timeout in ms (default 100, at least 5× the heartbeat; see SINGLE_MEMBER_RAFT). */
+  electionTimeoutMs?: number;
 }
 
 /** What start() resolves with. */
@@ -39,8 +43,13 @@ export interface EmbeddedEtcdEndpoints {
   endpoints: string[];
 }
 
-/** Events: 'exit' (code, signal) when etcd dies without stop() having been called. */
+/**
+ * Events: 'spawn' (pid) as soon as an etcd child process exists (before it is healthy; again on a
+ * port retry), so callers can do other work while it starts; 'exit' (code, signal) when etcd dies
+ * without stop() having been called.
+ */
 interface EmbeddedEtcdEvents {
+  spawn: [pid: number];
   exit: [code: number | null, signal: NodeJS.Signals | null];
 }
 
@@ -56,7 +65,21 @@ export class EtcdStartError extends Error {
 }
 
 const TAIL_BYTES = 8 * 1024;
-const POLL_INTERVAL_MS = 50;
+// /health answers only once etcd serves clients; before that a connect is refused (or waits in the
+// listen backlog), so a short interval costs little and ends the wait soon after etcd is ready.
+const POLL_INTERVAL_MS = 20;
+/**
+ * Raft timing of the embedded member (always a cluster of one). etcd's defaults (100 ms heartbeat,
+ * 1000 ms election timeout) suit networks between members, yet a lone member too waits out an
+ * election timeout (randomized in [timeout, 2×timeout)) before it leads and serves: on a fresh start
+ * etcd fast-forwards all but one tick of it (up to 1 s remained); on a restart without a snapshot it
+ * fast-forwards nothing, as the membership is unknown until the WAL is replayed (etcd-io/etcd
+ * etcdserver/server.go, adjustTicks), so a restart sat 1-2 s leaderless. With no peer to miss a
+ * heartbeat, shorter values only shorten that wait (and etcd's internal request timeout, 5 s + 2×
+ * the election timeout); they keep etcd's rule that the election timeout be ≥ 5 heartbeats.
+ * External etcd (--etcd-servers) is never touched; durability (fsync) is unchanged.
+ */
+const SINGLE_MEMBER_RAFT = { heartbeatIntervalMs: 20, electionTimeoutMs: 100 } as const;
 const HEALTH_REQUEST_TIMEOUT_MS = 1000;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
@@ -138,6 +161,8 @@ export class EmbeddedEtcd extends EventEmitter<EmbeddedEtcdEvents> {
       `--initial-advertise-peer-urls=${peerUrl}`,
       `--initial-cluster=${name}=${peerUrl}`,
       '--initial-cluster-state=new',
+      `--heartbeat-interval=${opts.heartbeatIntervalMs ?? SINGLE_MEMBER_RAFT.heartbeatIntervalMs}`,
+      `--election-timeout=${opts.electionTimeoutMs ?? SINGLE_MEMBER_RAFT.electionTimeoutMs}`,
       '--logger=zap',
       '--log-outputs=stderr',
     ];
@@ -183,6 +208,7 @@ export class EmbeddedEtcd extends EventEmitter<EmbeddedEtcdEvents> {
     child.stderr?.on('data', onData);
     process.on('exit', r.killOnExit);
     this.running = r;
+    if (child.pid !== undefined) this.emit('spawn', child.pid);
 
     try {
       await waitHealthy(clientUrl, r, opts.startTimeoutMs ?? 30_000);

@@ -100,3 +100,18 @@ test('clear errors: unknown flag, port in use (embedded etcd stopped again), unr
   expect(unreachable.code).toBe(1);
   expect(unreachable.stderr).toContain('Error: unable to reach etcd at http://127.0.0.1:1');
 });
+
+test('startup errors keep their order although the steps overlap: etcd first, then certificates; etcd is stopped', async () => {
+  const missingCert = path.join(dir, 'missing.crt');
+  const tlsArgs = [`--tls-cert-file=${missingCert}`, `--tls-private-key-file=${path.join(dir, 'missing.key')}`];
+  const both = await runBinary([`--data-dir=${path.join(dir, 'y')}`, '--secure-port=0', '--etcd-servers=http://127.0.0.1:1', ...tlsArgs]);
+  expect(both.code).toBe(1);
+  expect(both.stderr).toContain('Error: unable to reach etcd at http://127.0.0.1:1');
+  expect(both.stderr).not.toContain(missingCert);
+
+  const dataDir = path.join(dir, 'z');
+  const certOnly = await runBinary([`--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1', ...tlsArgs]);
+  expect(certOnly.code).toBe(1);
+  expect(certOnly.stderr).toMatch(new RegExp(`Error: ENOENT[^\\n]*${missingCert.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  expect(await etcdRunningFor(path.join(dataDir, 'etcd'))).toBe(false);
+});

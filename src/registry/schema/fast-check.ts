@@ -1,10 +1,10 @@
 /**
- * The fast path of decoding: one ajv validator per kind, compiled at load, that accepts exactly
+ * The fast path of decoding: one ajv validator per kind, compiled on first use, that accepts exactly
  * the bodies the decode walk would return unchanged (no unknown fields, no nulls, no type errors,
  * canonical base64, valid quantities and times, metadata present). Anything else goes to the walk,
  * which produces kube's messages; ajv's own errors are never shown to clients.
  */
-import Ajv, { ValidateFunction } from 'ajv';
+import type { default as Ajv, ValidateFunction } from 'ajv';
 import { parseQuantity } from '../../api/quantity';
 import { goBase64Decode } from './go-base64';
 import { goTimeParseError } from './go-time';
@@ -75,31 +75,54 @@ function validQuantity(text: string): boolean {
   }
 }
 
+/** The fast-path validator of each kind, compiled on first use. */
+export interface FastChecks {
+  /**
+   * The validator of `kind` (compiled on the first call for it), or undefined when `kind` has none.
+   * Throws Error when ajv cannot compile it (a broken openapi/ document).
+   */
+  get(kind: string): ValidateFunction | undefined;
+}
+
 /**
- * Compiles the fast-path validators for `kinds` over all `names` (resolved through `resolve`).
- * Throws Error when ajv cannot compile (a broken openapi/ document).
+ * The fast-path validators for `kinds` over all `names` (resolved through `resolve`). Each is
+ * compiled when first asked for: compiling every kind up front took a third of the server's start.
  */
-export function compileFastChecks(names: string[], resolve: SchemaResolver, kinds: string[]): Map<string, ValidateFunction> {
-  const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false });
-  ajv.addFormat('kube-byte', { type: 'string', validate: (s: string) => {
-      const r = goBase64Decode(s);
-      return r.ok && r.canonical === s;
-    }, });
-  ajv.addFormat('kube-time', { type: 'string', validate: (s: string) => goTimeParseError(s) === undefined });
-  ajv.addFormat('kube-quantity', { type: 'string', validate: validQuantity });
-  const definitions: Record<string, JsonSchema> = {};
-  for (const name of names) {
-    const s = resolve(name);
-    if (s) definitions[name] = definition(name, s);
-  }
-  ajv.addSchema({ $id: SCHEMA_ID, definitions });
-  const out = new Map<string, ValidateFunction>();
-  for (const kind of kinds) {
-    const s = resolve(kind);
-    if (!s?.properties) continue;
-    const root: JsonSchema = { $ref: `${SCHEMA_ID}#/definitions/${encodeURIComponent(kind)}` };
-    const full = s.properties.metadata ? { allOf: [root, { required: ['metadata'] }] } : root;
-    out.set(kind, ajv.compile(full));
-  }
-  return out;
+export function compileFastChecks(names: string[], resolve: SchemaResolver, kinds: string[]): FastChecks {
+  const wanted = new Set(kinds);
+  const compiled = new Map<string, ValidateFunction | undefined>();
+  let shared: Ajv | undefined;
+  const ajv = (): Ajv => {
+    if (shared) return shared;
+    // Loaded on first use too: ajv is not needed to start serving.
+    const AjvClass = (require('ajv') as typeof import('ajv')).default;
+    const a = new AjvClass({ allErrors: false, strict: false, validateSchema: false });
+    a.addFormat('kube-byte', { type: 'string', validate: (s: string) => {
+        const r = goBase64Decode(s);
+        return r.ok && r.canonical === s;
+      }, });
+    a.addFormat('kube-time', { type: 'string', validate: (s: string) => goTimeParseError(s) === undefined });
+    a.addFormat('kube-quantity', { type: 'string', validate: validQuantity });
+    const definitions: Record<string, JsonSchema> = {};
+    for (const name of names) {
+      const s = resolve(name);
+      if (s) definitions[name] = definition(name, s);
+    }
+    a.addSchema({ $id: SCHEMA_ID, definitions });
+    shared = a;
+    return a;
+  };
+  return {
+    get(kind) {
+      if (compiled.has(kind)) return compiled.get(kind);
+      const s = wanted.has(kind) ? resolve(kind) : undefined;
+      let fn: ValidateFunction | undefined;
+      if (s?.properties) {
+        const root: JsonSchema = { $ref: `${SCHEMA_ID}#/definitions/${encodeURIComponent(kind)}` };
+        fn = ajv().compile(s.properties.metadata ? { allOf: [root, { required: ['metadata'] }] } : root);
+      }
+      compiled.set(kind, fn);
+      return fn;
+    },
+  };
 }

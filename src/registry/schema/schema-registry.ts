@@ -4,10 +4,9 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { ValidateFunction } from 'ajv';
 import { KubeObject, errors } from '../../api';
 import { DecodeNodeCompiler, StructNode } from './decode-node';
-import { compileFastChecks } from './fast-check';
+import { compileFastChecks, FastChecks } from './fast-check';
 import { walkDecode } from './schema-decoder';
 import { Schema, SchemaGVK, SchemaResolver, refName, schemaRef } from './types';
 
@@ -45,7 +44,7 @@ async function defaultDir(): Promise<string> {
 
 export class SchemaRegistry {
   private readonly decoders = new Map<string, StructNode>();
-  private readonly fast: Map<string, ValidateFunction>;
+  private readonly fast: FastChecks;
   private readonly sortedNames: string[];
 
   private constructor(private readonly schemas: ReadonlyMap<string, Schema>) {

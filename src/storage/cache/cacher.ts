@@ -5,7 +5,7 @@
  * from its cache are answered here; writes, continue/Exact lists and watches older than the
  * history go to etcd, which alone decides what is compacted (410).
  */
-import { errors, type KubeObject } from '../../api';
+import { errors, markSharedItems, type KubeObject } from '../../api';
 import { StorageError } from '../errors';
 import type { EtcdStore } from '../etcd/etcd-store';
 import type { FeedEvent } from '../etcd/etcd-feed';
@@ -124,13 +124,15 @@ export class Cacher implements Storage {
     if (delegate) return this.opts.etcd.list(prefix, o);
     if (c.kind === 'notOlderThan') await this.waitForRevision(prefix, c.revision);
     if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) return this.opts.etcd.list(prefix, o);
+    const keys = this.keysWithPrefix(prefix);
     const items: KubeObject[] = [];
-    for (const key of this.keysWithPrefix(prefix)) {
-      const obj = this.objects.get(key) as KubeObject;
+    for (let i = 0; i < keys.length; i++) {
+      const obj = this.objects.get(keys[i] as string) as KubeObject;
       if (!o.predicate || o.predicate(obj)) items.push(obj);
     }
     // kube: RV=0 lists from the cache ignore limit (no continue token).
-    return { items, revision: this.revision };
+    // The items are the cache's own immutable values: encoders may memoise them per object.
+    return { items: markSharedItems(items), revision: this.revision };
   }
 
   watch(prefix: string, o: WatchOptions, sink: WatchSink): Watch {
@@ -329,16 +331,12 @@ export class Cacher implements Storage {
     if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
   }
 
+  /** The keys under `prefix`, in order: the range [prefix, prefixEnd) found by two binary searches. */
   private keysWithPrefix(prefix: string): string[] {
     const keys = this.sorted();
     const lo = this.lowerBound(prefix);
-    const out: string[] = [];
-    for (let i = lo; i < keys.length; i++) {
-      const k = keys[i] as string;
-      if (!k.startsWith(prefix)) break;
-      out.push(k);
-    }
-    return out;
+    const end = keyPrefixEnd(prefix);
+    return keys.slice(lo, end === undefined ? keys.length : this.lowerBound(end));
   }
 }
 
@@ -348,6 +346,18 @@ export class Cacher implements Storage {
  */
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The least string above every string starting with `prefix` (its last code unit plus one, as
+ * etcd's prefix range end); undefined when there is none.
+ */
+function keyPrefixEnd(prefix: string): string | undefined {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    const c = prefix.charCodeAt(i);
+    if (c < 0xffff) return prefix.slice(0, i) + String.fromCharCode(c + 1);
+  }
+  return undefined;
 }
 
 function toWatchStatus(err: unknown) {
