@@ -3,13 +3,12 @@
  * hands every watcher and every list the same immutable object, so encodings are memoised by
  * identity. One instance per server (never module state); entries go when the objects are collected.
  *
- * Watch event encodings live as long as their object. List item encodings (JSON) are kept within a
+ * Watch event frames live as long as their object. List item encodings (JSON) are kept within a
  * byte budget, in two generations: when the current one fills half the budget it becomes the
  * previous one (whose entries are promoted back on use) and the older generation is dropped, so at
  * most `listItemBudgetBytes` are held however many objects are listed.
  */
 import type { KubeObject } from '../api';
-import type { CborSerializer, ProtobufSerializer } from './codec';
 
 export interface EncodingCacheOptions {
   /** Upper bound of the memoised list item encodings, in bytes (default 64 MiB; 0 = none kept). */
@@ -19,9 +18,8 @@ export interface EncodingCacheOptions {
 const defaultListItemBudgetBytes = 64 * 1024 * 1024;
 
 export class EncodingCache {
-  private readonly json = new WeakMap<object, string>();
-  private readonly protobuf = new WeakMap<object, Buffer>();
-  private readonly cbor = new WeakMap<object, Buffer>();
+  /** Whole watch event frames per object, by `<format> <type>` (one object can be ADDED to some watchers and MODIFIED to others). */
+  private readonly eventFrames = new WeakMap<object, Map<string, Buffer>>();
   private readonly generationBytes: number;
   private listItems = new WeakMap<object, Buffer>();
   private previousListItems = new WeakMap<object, Buffer>();
@@ -32,15 +30,6 @@ export class EncodingCache {
 
   constructor(opts: EncodingCacheOptions = {}) {
     this.generationBytes = Math.floor((opts.listItemBudgetBytes ?? defaultListItemBudgetBytes) / 2);
-  }
-
-  jsonOf(obj: object): string {
-    let s = this.json.get(obj);
-    if (s === undefined) {
-      s = JSON.stringify(obj);
-      this.json.set(obj, s);
-    }
-    return s;
   }
 
   /**
@@ -77,20 +66,20 @@ export class EncodingCache {
     return b;
   }
 
-  protobufOf(obj: object, codec: ProtobufSerializer): Buffer {
-    let b = this.protobuf.get(obj);
-    if (b === undefined) {
-      b = codec.encode(obj as Record<string, unknown>);
-      this.protobuf.set(obj, b);
+  /**
+   * One watch event's complete frame (as `build` makes it) for a shared object: built for the first
+   * watcher, the same bytes for every other. `key` names the format, event type and framing.
+   */
+  eventFrameOf(obj: object, key: string, build: () => Buffer): Buffer {
+    let frames = this.eventFrames.get(obj);
+    if (frames === undefined) {
+      frames = new Map();
+      this.eventFrames.set(obj, frames);
     }
-    return b;
-  }
-
-  cborOf(obj: object, codec: CborSerializer): Buffer {
-    let b = this.cbor.get(obj);
+    let b = frames.get(key);
     if (b === undefined) {
-      b = codec.encode(obj as Record<string, unknown>);
-      this.cbor.set(obj, b);
+      b = build();
+      frames.set(key, b);
     }
     return b;
   }

@@ -11,6 +11,7 @@ import type { WatchEvent } from '../../registry';
 import { cborSeqMediaType, negotiateObject } from '../negotiation';
 import { convertForTarget, includeObjectParam, protobufServes, writeWarnings } from '../responses';
 import type { HandlerScope } from '../scope';
+import { WatchFrameWriter, chunkOf, watchFrameWriter } from '../watch-frames';
 import { listQuery, parseBoolParam, parseIntParam } from './read';
 
 /** kube's default watch timeout: minRequestTimeout (1800 s) × [1, 2). */
@@ -39,6 +40,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
   const includeObject = includeObjectParam(s);
   const { res, req } = s;
   let started = false;
+  let writeFrame: WatchFrameWriter = () => undefined;
   let ended = false;
   let headersOnTable = true;
 
@@ -50,6 +52,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     res.setHeader('Content-Type', contentType);
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
+    writeFrame = watchFrameWriter(req, res);
   };
   /** Detaches from the request and the server's shutdown signal (which outlives every watch). */
   const detach = (): void => {
@@ -75,21 +78,24 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     headersOnTable = false;
     return table;
   };
-  const encode = (e: WatchEvent): string | Buffer => {
-    const object = objectOf(e) as object;
-    // Plain objects come shared from the watch cache: encode them once for every watcher.
-    const shared = object === e.object;
-    if (protobuf) {
-      const bytes = shared ? s.encodings.protobufOf(object, protobuf) : protobuf.encode(object as Record<string, unknown>);
-      return protobuf.encodeWatchEvent(e.type, bytes);
-    }
-    if (cbor) {
-      const bytes = shared ? s.encodings.cborOf(object, cbor) : cbor.encode(object as Record<string, unknown>);
-      return cbor.encodeWatchEvent(e.type, bytes);
-    }
-    return `{"type":"${e.type}","object":${shared ? s.encodings.jsonOf(object) : JSON.stringify(object)}}\n`;
+  const frameOf = (e: WatchEvent, object: object): Buffer => {
+    if (protobuf) return protobuf.encodeWatchEvent(e.type, protobuf.encode(object as Record<string, unknown>));
+    if (cbor) return cbor.encodeWatchEvent(e.type, cbor.encode(object as Record<string, unknown>));
+    return Buffer.from(`{"type":"${e.type}","object":${JSON.stringify(object)}}\n`);
   };
-
+  /** Writes one event. Plain objects come shared from the watch cache: their frames are built once for every watcher. */
+  const send = (e: WatchEvent): void => {
+    const object = objectOf(e) as object;
+    if (object !== e.object) {
+      writeFrame(() => frameOf(e, object), () => chunkOf(frameOf(e, object)));
+      return;
+    }
+    const key = `${target.format} ${e.type}`;
+    writeFrame(
+      () => s.encodings.eventFrameOf(object, key, () => frameOf(e, object)),
+      () => s.encodings.eventFrameOf(object, `${key} chunk`, () => chunkOf(frameOf(e, object))),
+    );
+  };
   // The server waits for this before closing connections, so a watch ended by shutdown is flushed whole.
   const finished = new Promise<void>((resolve) => {
     res.once('finish', resolve);
@@ -107,7 +113,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
       event: (e) => {
         if (ended) return;
         start();
-        res.write(encode(e));
+        send(e);
         if (e.type === 'ERROR' || res.writableLength > s.watchBufferBytes) end();
       },
       closed: end,
