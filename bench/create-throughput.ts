@@ -6,6 +6,7 @@
  */
 import type { Etcd3 } from 'etcd3';
 import type { ApiClient } from './support/api-client';
+import { cpuMeter } from './support/cpu';
 import { every, type Progress } from './support/progress';
 import { secret } from './support/secrets';
 import { msSince, summarize, type Summary } from './support/stats';
@@ -18,6 +19,8 @@ export interface CreateCell {
   firstError: string | undefined;
   perSecond: number;
   latencyMs: Summary;
+  /** % of one core each process used during the cell (server, etcd, this bench process). */
+  cpuPercent: Record<string, number>;
 }
 
 export interface CreateRow {
@@ -33,6 +36,8 @@ export interface CreatePlan {
   namespace: string;
   /** etcd key prefix of the raw creates (outside the server's prefix). */
   rawPrefix: string;
+  /** Processes whose CPU use is measured per cell, by name. */
+  pids: Record<string, number>;
 }
 
 /** Runs raw then API at each concurrency; deletes the raw keys at the end. */
@@ -47,7 +52,7 @@ export async function measureCreateThroughput(
   try {
     for (const c of plan.concurrencies) {
       progress('create', `raw etcd txn creates, ${c} in flight, ${plan.seconds} s`);
-      const raw = await closedLoop(c, plan.seconds, progress, async (i) => {
+      const raw = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
         const key = Buffer.from(`${plan.rawPrefix}c${c}-${i}`);
         const res = await etcd.kv.txn({
           compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: 0 }],
@@ -57,7 +62,7 @@ export async function measureCreateThroughput(
         if (!res.succeeded) throw new Error(`raw create of ${key.toString()} found the key`);
       });
       progress('create', `API creates (POST), ${c} in flight, ${plan.seconds} s`);
-      const api = await closedLoop(c, plan.seconds, progress, async (i) => {
+      const api = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
         await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `c${c}-${i}`), 201);
       });
       rows.push({ concurrency: c, api, raw });
@@ -70,7 +75,14 @@ export async function measureCreateThroughput(
 }
 
 /** `concurrency` workers call `op(i)` with fresh i until `seconds` have passed; failures are counted, not thrown. */
-async function closedLoop(concurrency: number, seconds: number, progress: Progress, op: (i: number) => Promise<void>): Promise<CreateCell> {
+async function closedLoop(
+  concurrency: number,
+  seconds: number,
+  pids: Record<string, number>,
+  progress: Progress,
+  op: (i: number) => Promise<void>,
+): Promise<CreateCell> {
+  const cpu = await cpuMeter(pids);
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -95,5 +107,5 @@ async function closedLoop(concurrency: number, seconds: number, progress: Progre
     stop();
   }
   const elapsed = msSince(start) / 1000;
-  return { creates: latencies.length, errors, firstError, perSecond: latencies.length / elapsed, latencyMs: summarize(latencies) };
+  return { creates: latencies.length, errors, firstError, perSecond: latencies.length / elapsed, latencyMs: summarize(latencies), cpuPercent: await cpu() };
 }

@@ -57,18 +57,24 @@ function latency(s: Summary): string[] {
   return [ms(s.p50), ms(s.p99), ms(s.max)];
 }
 
+/** "CPU server 95%, etcd 20%, bench 30%": who was busy during a cell (% of one core). */
+function cpuNote(c: CreateCell): string {
+  const parts = Object.entries(c.cpuPercent ?? {}).map(([k, v]) => `${k} ${Number.isFinite(v) ? v.toFixed(0) : '?'}%`);
+  return parts.length ? `CPU ${parts.join(', ')}` : '';
+}
+
 function createRows(rows: CreateRow[], seconds: number): TableRow[] {
   const errors = (c: CreateCell) => (c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '');
   return [
     { section: `(a) create, 1 KiB secrets, closed loop ${seconds} s per cell (API POST vs raw etcd txn "mod_revision==0 → put")` },
     ...rows.flatMap((row): TableRow[] => [
-      { cells: [`c=${row.concurrency}  raw etcd3 txn create`, ...latency(row.raw.latencyMs), `${int(row.raw.perSecond)}/s${errors(row.raw)}`] },
+      { cells: [`c=${row.concurrency}  raw etcd3 txn create`, ...latency(row.raw.latencyMs), `${int(row.raw.perSecond)}/s${errors(row.raw)}; ${cpuNote(row.raw)}`] },
       {
         cells: [
           `c=${row.concurrency}  API POST /secrets`,
           ...latency(row.api.latencyMs),
           `${int(row.api.perSecond)}/s = ${ratio(row.api.perSecond / row.raw.perSecond)} raw throughput; ` +
-            `p50 ${ratio(row.api.latencyMs.p50 / row.raw.latencyMs.p50)}, p99 ${ratio(row.api.latencyMs.p99 / row.raw.latencyMs.p99)} raw${errors(row.api)}`,
+            `p50 ${ratio(row.api.latencyMs.p50 / row.raw.latencyMs.p50)}, p99 ${ratio(row.api.latencyMs.p99 / row.raw.latencyMs.p99)} raw${errors(row.api)}; ${cpuNote(row.api)}`,
         ],
       },
     ]),

@@ -112,7 +112,13 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
         load,
         raw,
         value,
-        { concurrencies: opts.createConcurrency, seconds: opts.createSeconds, namespace: CREATE_NS, rawPrefix: RAW_CREATE_PREFIX },
+        {
+          concurrencies: opts.createConcurrency,
+          seconds: opts.createSeconds,
+          namespace: CREATE_NS,
+          rawPrefix: RAW_CREATE_PREFIX,
+          pids: { server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid },
+        },
         progress,
       );
       stored += results.create.reduce((n, r) => n + r.api.creates, 0);

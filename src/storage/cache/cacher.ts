@@ -238,12 +238,19 @@ export class Cacher implements Storage {
   private apply(events: FeedEvent[], newest: bigint): void {
     const now = Date.now();
     for (const ev of events) {
-      const e: CacheEvent = { ...ev, at: now };
+      const last = this.objects.get(ev.key);
+      let e: CacheEvent;
       if (ev.type === 'PUT') {
-        if (!this.objects.has(ev.key)) this.insertSortedKey(ev.key);
+        if (!last) this.insertSortedKey(ev.key);
         this.objects.set(ev.key, ev.object);
-      } else if (this.objects.delete(ev.key)) {
+        e = { ...ev, prev: last, at: now };
+      } else {
+        // A key the cache never held (deleted before it was loaded) has nothing to tell watchers.
+        if (!last) continue;
+        this.objects.delete(ev.key);
         this.removeSortedKey(ev.key);
+        // The last state, stamped with the delete's revision (kube's watch cache does the same).
+        e = { ...ev, object: { ...last, metadata: { ...last.metadata, resourceVersion: ev.revision.toString() } }, at: now };
       }
       this.history.push(e);
       for (const w of this.watchers) {

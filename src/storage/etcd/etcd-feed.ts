@@ -2,21 +2,15 @@
  * The watch cache's feed: ONE etcd watch over the whole keyspace, so that every etcd revision is
  * observed (etcd 3.4.23 has no reliable progress notifications, and a prefix watch never learns of
  * revisions spent on other keys). Values under the server's prefix are decoded once here; other keys
- * only advance the revision. etcd3 reconnects the stream after an etcd restart and resumes after the
+ * only advance the revision. It asks etcd for no previous values: the cache holds every key's
+ * previous state already, so a DELETE names only its key. etcd3 reconnects the stream after an etcd restart and resumes after the
  * last revision seen; a compacted resume is reported as an error.
  */
 import { Etcd3, IKeyValue, IWatchResponse, Range, Watcher } from 'etcd3';
 import type { KubeObject } from '../../api';
 
-export interface FeedEvent {
-  type: 'PUT' | 'DELETE';
-  key: string;
-  revision: bigint;
-  /** PUT: the new state; DELETE: the last state, stamped with the delete revision. */
-  object: KubeObject;
-  /** PUT of an existing key: its previous state (stamped with its own revision). */
-  prev?: KubeObject;
-}
+/** A PUT with the key's new state, or a DELETE of the key. */
+export type FeedEvent = { type: 'PUT'; key: string; revision: bigint; object: KubeObject } | { type: 'DELETE'; key: string; revision: bigint };
 
 export interface FeedListener {
   /** Events of one etcd revision batch in order; `revision` is the newest revision now known. */
@@ -51,13 +45,8 @@ export function watchKeyspace({ client, prefix, sinceRevision, decode, listener 
       if (rev > newest) newest = rev;
       const key = ev.kv.key.toString();
       if (!key.startsWith(prefix)) continue;
-      if (ev.type === 'Put') {
-        const object = await decode(ev.kv, rev);
-        const prev = ev.prev_kv ? await decode(ev.prev_kv, BigInt(ev.prev_kv.mod_revision)) : undefined;
-        out.push({ type: 'PUT', key, revision: rev, object, prev });
-      } else if (ev.prev_kv) {
-        out.push({ type: 'DELETE', key, revision: rev, object: await decode(ev.prev_kv, rev) });
-      }
+      if (ev.type === 'Put') out.push({ type: 'PUT', key, revision: rev, object: await decode(ev.kv, rev) });
+      else out.push({ type: 'DELETE', key, revision: rev });
     }
     if (!stopped) listener.events(out, newest);
   };
@@ -73,7 +62,6 @@ export function watchKeyspace({ client, prefix, sinceRevision, decode, listener 
     .watch()
     .inRange(new Range(Buffer.from([0]), Buffer.from([0])))
     .startRevision(String(sinceRevision + 1n))
-    .withPreviousKV()
     .create()
     .then(
       (w) => {
