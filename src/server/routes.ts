@@ -38,8 +38,11 @@ export interface RouteDeps {
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {
   const buf = encodeBody(body, 'json', req.query.pretty === 'true');
-  if (etag) {
-    const tag = discoveryETag(buf);
+  sendBytes(req, res, buf, contentType, etag ? discoveryETag(buf) : undefined);
+}
+
+function sendBytes(req: Request, res: Response, buf: Buffer, contentType: string, tag?: string): void {
+  if (tag) {
     res.setHeader('ETag', tag);
     res.setHeader('Vary', 'Accept');
     res.setHeader('Cache-Control', 'public');
@@ -60,11 +63,24 @@ function notFoundText(res: Response): void {
 }
 
 function discovery(deps: RouteDeps, legacy: boolean) {
+  // Aggregated discovery changes only with the registry: encode (and hash) it once per version.
+  const aggregatedBytes = new Map<string, { buf: Buffer; tag: string }>();
+  deps.registry.onChange(() => aggregatedBytes.clear());
   return (req: Request, res: Response): void => {
     const aggregated = wantsAggregated(req.headers.accept);
     if (aggregated) {
       const ct = `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`;
-      sendJson(req, res, aggregatedDiscovery(deps.registry, legacy, aggregated), ct, true);
+      if (req.query.pretty === 'true') {
+        sendJson(req, res, aggregatedDiscovery(deps.registry, legacy, aggregated), ct, true);
+        return;
+      }
+      let doc = aggregatedBytes.get(aggregated);
+      if (!doc) {
+        const buf = encodeBody(aggregatedDiscovery(deps.registry, legacy, aggregated), 'json', false);
+        doc = { buf, tag: discoveryETag(buf) };
+        aggregatedBytes.set(aggregated, doc);
+      }
+      sendBytes(req, res, doc.buf, ct, doc.tag);
       return;
     }
     if (legacy) sendJson(req, res, apiVersions(`${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`));

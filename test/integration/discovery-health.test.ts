@@ -195,3 +195,23 @@ describe('OpenAPI', () => {
     expect(doc.definitions['io.k8s.api.core.v1.Secret'].properties.data).toBeDefined();
   });
 });
+
+describe('aggregated discovery follows the registry', () => {
+  test('a resource added at run time appears, with a new ETag (the encoded document is not kept stale)', async () => {
+    const { configmaps } = await import('../../src/registry/resources/core/configmaps');
+    const get = () => srv.request('GET', '/apis', { headers: { accept: aggregatedAccept } });
+    const before = await get();
+    expect(before.status).toBe(200);
+    expect((before.json() as { items: Array<{ metadata: { name: string } }> }).items.map((g) => g.metadata.name)).not.toContain('discovery-test.example.com');
+    const again = await srv.request('GET', '/apis', { headers: { accept: aggregatedAccept, 'if-none-match': String(before.headers.etag) } });
+    expect(again.status).toBe(304);
+
+    srv.server.registry.add({ ...configmaps, group: 'discovery-test.example.com', version: 'v1' });
+    const after = await get();
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    const group = (after.json() as { items: Array<{ metadata: { name: string }; versions: Array<{ version: string; resources: Array<{ resource: string }> }> }> }).items.find(
+      (g) => g.metadata.name === 'discovery-test.example.com',
+    );
+    expect(group?.versions[0]?.resources.map((r) => r.resource)).toEqual(['configmaps']);
+  });
+});
