@@ -74,7 +74,7 @@ export async function measureCreateThroughput(
   return rows;
 }
 
-/** `concurrency` workers call `op(i)` with fresh i until `seconds` have passed; failures are counted, not thrown. */
+/** `concurrency` workers call `op(i)` with fresh i until `seconds` have passed (after one untimed op each); failures are counted, not thrown. */
 async function closedLoop(
   concurrency: number,
   seconds: number,
@@ -82,11 +82,14 @@ async function closedLoop(
   progress: Progress,
   op: (i: number) => Promise<void>,
 ): Promise<CreateCell> {
-  const cpu = await cpuMeter(pids);
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
   let firstError: string | undefined;
+  // Untimed, one op per worker first: the API's c keep-alive TLS connections get established (the raw
+  // side's gRPC channel is already up), so the cell measures steady state, not c handshakes at once.
+  await Promise.all(Array.from({ length: concurrency }, () => op(next++).catch(() => undefined)));
+  const cpu = await cpuMeter(pids);
   const start = process.hrtime.bigint();
   const stop = every(2000, () => progress('create', `${latencies.length} done`));
   const worker = async (): Promise<void> => {
