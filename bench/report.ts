@@ -35,8 +35,17 @@ export interface BenchResults {
   get?: GetRow[];
   list?: ListRow[];
   memory?: MemoryResult;
-  /** cpuPercent: % of one core used by each process during the watch phase (connect included). */
-  watch?: WatchResult & { cpuPercent: Record<string, number> };
+  /** One entry per protocol run (--watch-protocol). */
+  watch?: WatchRow[];
+}
+
+/** The watch phase over one protocol. */
+export interface WatchRow extends WatchResult {
+  protocol: 'h1' | 'h2';
+  /** TLS connections carrying the watchers: one each over HTTP/1.1, --watch-connections over HTTP/2. */
+  connections: number;
+  /** % of one core used by each process during this protocol's run (connect included). */
+  cpuPercent: Record<string, number>;
 }
 
 /** The table printed at the end of a run. */
@@ -45,7 +54,7 @@ export function renderReport(r: BenchResults): string {
     ...(r.create ? createRows(r.create, r.options.createSeconds) : []),
     ...(r.get ? getRows(r.get, r.options.listObjects) : []),
     ...(r.list ? listRows(r) : []),
-    ...(r.watch ? watchRows(r.watch, r.options) : []),
+    ...(r.watch ? r.watch.flatMap((w) => watchRows(w, r.options)) : []),
     ...(r.memory ? memoryRows(r.memory) : []),
     ...(r.startup ? startupRows(r.startup, r.options.startupRuns) : []),
     ...(r.etcd ? etcdRows(r) : []),
@@ -114,34 +123,39 @@ function listRows(r: BenchResults): TableRow[] {
   return rows;
 }
 
-function watchRows(w: NonNullable<BenchResults['watch']>, o: BenchOptions): TableRow[] {
+function watchRows(w: WatchRow, o: BenchOptions): TableRow[] {
+  const via = w.protocol === 'h2' ? `HTTP/2, ${int(w.connections)} connection${w.connections === 1 ? '' : 's'}` : 'HTTP/1.1, a socket each';
+  const p = `[${w.protocol}]`;
+  const cpu = (c: Record<string, number>) =>
+    Object.entries(c)
+      .map(([k, v]) => `${k} ${Number.isFinite(v) ? v.toFixed(0) : '-'}%`)
+      .join(', ');
   return [
-    { section: `(c) watch: ${int(w.watchers)} watchers, ${o.writesPerSecond} writes/s for ${o.watchSeconds} s (1 KiB secrets)` },
-    { cells: ['write sent → event received', ...latency(w.fromSendMs), `n=${int(w.fromSendMs.count)}`] },
-    { cells: ['write response → event received', ...latency(w.fromAckMs), 'negative = event first'] },
+    { section: `(c) watch ${p}: ${int(w.watchers)} watchers over ${via}, ${o.writesPerSecond} writes/s for ${o.watchSeconds} s (1 KiB secrets)` },
+    { cells: [`${p} write sent → event received`, ...latency(w.fromSendMs), `n=${int(w.fromSendMs.count)}`] },
+    { cells: [`${p} write response → event received`, ...latency(w.fromAckMs), 'negative = event first'] },
     {
       cells: [
-        'write round trip (POST/PUT, fsync)',
+        `${p} write round trip (POST/PUT, fsync)`,
         ...latency(w.writeMs),
         `sent at ${w.issuedWritesPerSecond.toFixed(0)}/s, all done in ${w.writesSeconds.toFixed(1)} s`,
       ],
     },
-    { cells: ['events delivered / expected', '', '', '', `${int(w.eventsDelivered)} / ${int(w.eventsExpected)} (drain ${w.drainSeconds.toFixed(1)} s)`] },
-    { cells: ['missing / duplicated / out of order', '', '', '', `${int(w.missing)} / ${int(w.duplicated)} / ${int(w.outOfOrder)}`] },
-    { cells: ['unexpected events / streams ended early', '', '', '', `${int(w.unexpected)} / ${int(w.streamsEndedEarly)}`] },
-    { cells: ['write errors', '', '', '', int(w.writeErrors)] },
-    { cells: ['bench process event-loop delay', ms(w.clientLoopDelayMs.p50), ms(w.clientLoopDelayMs.p99), ms(w.clientLoopDelayMs.max), 'client-side skew'] },
+    { cells: [`${p} events delivered / expected`, '', '', '', `${int(w.eventsDelivered)} / ${int(w.eventsExpected)} (drain ${w.drainSeconds.toFixed(1)} s)`] },
+    { cells: [`${p} missing / duplicated / out of order`, '', '', '', `${int(w.missing)} / ${int(w.duplicated)} / ${int(w.outOfOrder)}`] },
+    { cells: [`${p} unexpected events / streams ended early`, '', '', '', `${int(w.unexpected)} / ${int(w.streamsEndedEarly)}`] },
+    { cells: [`${p} write errors`, '', '', '', int(w.writeErrors)] },
+    { cells: [`${p} bench process event-loop delay`, ms(w.clientLoopDelayMs.p50), ms(w.clientLoopDelayMs.p99), ms(w.clientLoopDelayMs.max), 'client-side skew'] },
     {
       cells: [
-        'CPU during watch phase (% of a core)',
+        `${p} CPU while delivering (% of a core)`,
         '',
         '',
         '',
-        Object.entries(w.cpuPercent)
-          .map(([k, v]) => `${k} ${Number.isFinite(v) ? v.toFixed(0) : '-'}%`)
-          .join(', '),
+        `${cpu(w.deliveryCpuPercent)}; server ${Number.isFinite(w.serverCpuUsPerEvent) ? w.serverCpuUsPerEvent.toFixed(1) : '-'} µs/event`,
       ],
     },
+    { cells: [`${p} CPU whole run, connecting included`, '', '', '', cpu(w.cpuPercent)] },
   ];
 }
 

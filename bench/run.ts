@@ -17,7 +17,7 @@ import { measureEtcdPutBaseline } from './etcd-baseline';
 import { measureGetLatency } from './get-latency';
 import { apiList, apiPagedList, measureListLatency, rawEtcdList, rawEtcdPagedList } from './list-latency';
 import { measureMemoryPerObject } from './memory-per-object';
-import { renderReport, type BenchResults } from './report';
+import { renderReport, type BenchResults, type WatchRow } from './report';
 import { ApiClient } from './support/api-client';
 import { waitForCache } from './support/cache-sync';
 import { cpuMeter } from './support/cpu';
@@ -25,16 +25,18 @@ import { describeMachine } from './support/machine';
 import { parseOptions, type BenchOptions, type Phase } from './support/options';
 import { progressPrinter, type Progress } from './support/progress';
 import { forkServer, type ServerHandle } from './support/server-handle';
+import { connectH2Sessions, openBenchWatch, openBenchWatchH2, type WatchOpener } from './support/watch-stream';
 import { createSecrets, ensureNamespace } from './support/secrets';
 import { summarize } from './support/stats';
 import { storedSecretFactory, type StoredSecretFactory } from './support/stored-secret';
 import { measureStartup } from './startup-time';
-import { measureWatchLatency } from './watch-latency';
+import { WRITE_MARKER, measureWatchLatency } from './watch-latency';
 
 const PREFIX = '/registry';
 const CREATE_NS = 'bench-create';
 const LIST_NS = 'bench-list';
 const MEM_NS = 'bench-mem';
+/** Each watch protocol writes in a namespace of its own (`bench-watch-h1`, `bench-watch-h2`). */
 const WATCH_NS = 'bench-watch';
 /** Raw etcd creates go here, outside the server's prefix. */
 const RAW_CREATE_PREFIX = '/bench-raw-create/';
@@ -98,7 +100,7 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
     const load = new ApiClient(server, { maxSockets: Math.max(64, opts.loadConcurrency, ...opts.createConcurrency) });
     const raw = new Etcd3({ hosts: endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1 } });
     cleanups.push(async () => load.close(), async () => raw.close());
-    for (const ns of [CREATE_NS, LIST_NS, MEM_NS, WATCH_NS]) await ensureNamespace(load, ns);
+    for (const ns of [CREATE_NS, LIST_NS, MEM_NS]) await ensureNamespace(load, ns);
     // Secrets in the server so far, for the memory row's total.
     let stored = 0;
     let value: StoredSecretFactory | undefined;
@@ -180,17 +182,45 @@ async function runListPhase(opts: BenchOptions, endpoints: string[], dir: string
   }
 }
 
-/** The watch rows, with the CPU use of the server, etcd and this process over the phase. */
-async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: number, progress: Progress) {
-  const watchCpu = await cpuMeter({ server: server.pid, etcd: etcdPid, bench: process.pid });
-  const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
+/** The watch rows, once per protocol asked for (--watch-protocol), with the CPU use of the server, etcd and this process. */
+async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: number, progress: Progress): Promise<WatchRow[]> {
+  const protocols: Array<'h1' | 'h2'> = opts.watchProtocol === 'both' ? ['h1', 'h2'] : [opts.watchProtocol];
+  const rows: WatchRow[] = [];
+  for (const protocol of protocols) rows.push(await runWatchProtocol(opts, protocol, server, etcdPid, progress));
+  return rows;
+}
+
+/**
+ * One protocol's watch rows. HTTP/1.1: every watcher its own socket of one keep-alive agent.
+ * HTTP/2: the watchers' streams spread round-robin over --watch-connections sessions advertising
+ * client-go's flow-control windows. The writer uses HTTP/1.1 either way.
+ */
+async function runWatchProtocol(opts: BenchOptions, protocol: 'h1' | 'h2', server: ServerHandle, etcdPid: number, progress: Progress): Promise<WatchRow> {
+  const pids = { server: server.pid, etcd: etcdPid, bench: process.pid };
+  const watchCpu = await cpuMeter(pids);
   const writer = new ApiClient(server, { maxSockets: 256 });
+  const namespace = `${WATCH_NS}-${protocol}`;
+  const connections = protocol === 'h2' ? opts.watchConnections : opts.watchers;
+  const closers: Array<() => void> = [() => writer.close()];
   try {
+    let open: WatchOpener;
+    if (protocol === 'h1') {
+      const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
+      closers.push(() => watchClient.close());
+      open = (path, onEvent) => openBenchWatch(watchClient, path, WRITE_MARKER, onEvent);
+    } else {
+      const sessions = await connectH2Sessions(server, opts.watchConnections);
+      closers.push(() => sessions.forEach((s) => s.destroy()));
+      let next = 0;
+      open = (path, onEvent) => openBenchWatchH2(sessions[next++ % sessions.length]!, server, path, WRITE_MARKER, onEvent);
+    }
+    await ensureNamespace(writer, namespace);
+    progress('watch', `over ${protocol === 'h2' ? `HTTP/2, ${connections} connection(s)` : 'HTTP/1.1, one socket per watcher'}`);
     const watch = await measureWatchLatency(
       writer,
-      watchClient,
+      open,
       {
-        namespace: WATCH_NS,
+        namespace,
         watchers: opts.watchers,
         writesPerSecond: opts.writesPerSecond,
         durationSeconds: opts.watchSeconds,
@@ -199,13 +229,13 @@ async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: 
         objects: Math.min(opts.writesPerSecond * 5, opts.writesPerSecond * opts.watchSeconds),
         maxDrainSeconds: 20,
         connectConcurrency: 50,
+        pids,
       },
       progress,
     );
-    return { ...watch, cpuPercent: await watchCpu() };
+    return { protocol, connections, ...watch, cpuPercent: await watchCpu() };
   } finally {
-    watchClient.close();
-    writer.close();
+    for (const c of closers) c();
   }
 }
 

@@ -1,18 +1,20 @@
 /**
- * Watch event delivery latency: W watchers on one namespace's secrets (each its own HTTP/1.1 stream,
- * started at a list's resourceVersion) while an open-loop writer creates, then updates, 1 KiB
+ * Watch event delivery latency: W watchers on one namespace's secrets (HTTP/1.1: each its own
+ * socket; HTTP/2: streams multiplexed over a few connections, as client-go does; all started at a
+ * list's resourceVersion) while an open-loop writer creates, then updates, 1 KiB
  * Secrets at a fixed rate. Each write carries its sequence number in an annotation; each watcher
  * records when it received each one. Latency is measured from the write being sent and from the
  * write's response, on this process's monotonic clock.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ApiClient } from './support/api-client';
+import { cpuMeter } from './support/cpu';
 import { DeliveryLog } from './support/delivery-log';
 import { runPacedWrites, sendRate } from './support/paced-writer';
 import { runPool } from './support/pool';
 import { every, type Progress } from './support/progress';
 import { summarize, type Summary } from './support/stats';
-import { openBenchWatch, type BenchWatch } from './support/watch-stream';
+import type { BenchWatch, WatchOpener } from './support/watch-stream';
 
 export const WRITE_MARKER = 'bench.platform-apiserver.io/write';
 
@@ -27,6 +29,8 @@ export interface WatchPlan {
   maxDrainSeconds: number;
   /** Watch streams opened in parallel while connecting. */
   connectConcurrency: number;
+  /** Processes whose CPU use is measured from the first write to the end of the drain. */
+  pids: Record<string, number>;
 }
 
 export interface WatchResult {
@@ -60,10 +64,14 @@ export interface WatchResult {
   connectSeconds: number;
   /** This (client) process's event-loop delay during the writes: how late its own timestamps can be. */
   clientLoopDelayMs: { p50: number; p99: number; max: number };
+  /** CPU use of plan.pids from the first write to the end of the drain (connecting excluded), % of one core. */
+  deliveryCpuPercent: Record<string, number>;
+  /** Server CPU time over that span divided by the events delivered, µs. */
+  serverCpuUsPerEvent: number;
 }
 
-/** Runs the watch phase: `writer` sends the writes, `watchClient`'s agent carries the watch streams. */
-export async function measureWatchLatency(writer: ApiClient, watchClient: ApiClient, plan: WatchPlan, progress: Progress): Promise<WatchResult> {
+/** Runs the watch phase: `writer` sends the writes, `open` opens each watch stream. */
+export async function measureWatchLatency(writer: ApiClient, open: WatchOpener, plan: WatchPlan, progress: Progress): Promise<WatchResult> {
   const totalWrites = Math.round(plan.writesPerSecond * plan.durationSeconds);
   const listRes = await writer.expect('GET', `/api/v1/namespaces/${plan.namespace}/secrets`);
   const listRv = (JSON.parse(listRes.body.toString('utf8')) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
@@ -77,7 +85,7 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
     const stopConnectProgress = every(2000, () => progress('watch', `connected ${watches.length}/${plan.watchers} watchers`));
     try {
       await runPool(plan.watchers, plan.connectConcurrency, async (w) => {
-        const watch = await openBenchWatch(watchClient, path, WRITE_MARKER, (e) => log.record(w, e));
+        const watch = await open(path, (e) => log.record(w, e));
         void watch.ended.then(() => {
           if (!state.closing) state.endedEarly++;
         });
@@ -90,6 +98,8 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
     progress('watch', `${watches.length} watchers connected in ${connectSeconds.toFixed(1)}s; writing ${plan.writesPerSecond}/s for ${plan.durationSeconds}s`);
 
     let acked = 0;
+    const deliveryStart = process.hrtime.bigint();
+    const deliveryCpu = await cpuMeter(plan.pids);
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const stopProgress = every(1000, () =>
@@ -106,6 +116,9 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
       if (writes.firstError) progress('watch', `${writes.errors} writes failed, first: ${writes.firstError}`);
       const expected = writes.latenciesMs.length * plan.watchers;
       const drainSeconds = await drain(() => log.counters.delivered, expected, plan.maxDrainSeconds);
+      const deliveryCpuPercent = await deliveryCpu();
+      const deliverySeconds = Number(process.hrtime.bigint() - deliveryStart) / 1e9;
+      const serverCpuSeconds = ((deliveryCpuPercent.server ?? Number.NaN) / 100) * deliverySeconds;
       const { fromSend, fromAck, received } = log.latencies(writes.sentAt, writes.ackAt);
       const c = log.counters;
       const ms = (ns: number) => ns / 1e6;
@@ -129,6 +142,8 @@ export async function measureWatchLatency(writer: ApiClient, watchClient: ApiCli
         writeMs: summarize(writes.latenciesMs),
         connectSeconds,
         clientLoopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
+        deliveryCpuPercent,
+        serverCpuUsPerEvent: (serverCpuSeconds * 1e6) / Math.max(1, log.counters.delivered),
       };
     } finally {
       stopProgress();

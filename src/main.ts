@@ -146,6 +146,8 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     securePort: config.securePort,
     maxRequestsInFlight: config.maxRequestsInflight,
     maxMutatingRequestsInFlight: config.maxMutatingRequestsInflight,
+    http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
+    disableHttp2: config.disableHttp2Serving,
     featureGates,
   });
   let port: number;

@@ -7,6 +7,9 @@ export type Phase = (typeof phases)[number];
 /** How the rss phase fills the server: creates through the API, or puts straight into etcd. */
 export type RssLoad = 'api' | 'etcd';
 
+/** The protocols the watch phase runs its watchers over (`both`: HTTP/1.1 rows, then HTTP/2 rows). */
+export type WatchProtocol = 'h1' | 'h2' | 'both';
+
 export interface BenchOptions {
   /** The phases to run (`--only=create,list`); all by default. */
   only: Phase[];
@@ -28,6 +31,10 @@ export interface BenchOptions {
   startupRuns: number;
   /** Concurrent watch streams. */
   watchers: number;
+  /** `h1`: one socket per watcher; `h2`: streams on `watchConnections` connections; `both`. */
+  watchProtocol: WatchProtocol;
+  /** HTTP/2 connections the watchers share (1 = one client-go process; the server allows 1000 streams each). */
+  watchConnections: number;
   writesPerSecond: number;
   watchSeconds: number;
   /** Creates (or etcd puts) in flight while loading objects. */
@@ -48,6 +55,8 @@ export const defaultOptions: BenchOptions = {
   rssLoad: 'etcd',
   startupRuns: 5,
   watchers: 1000,
+  watchProtocol: 'both',
+  watchConnections: 1,
   writesPerSecond: 100,
   watchSeconds: 10,
   loadConcurrency: 64,
@@ -67,11 +76,12 @@ const numeric: Record<string, NumericKey> = {
   'rss-objects': 'rssObjects',
   'startup-runs': 'startupRuns',
   watchers: 'watchers',
+  'watch-connections': 'watchConnections',
   'writes-per-second': 'writesPerSecond',
   'watch-seconds': 'watchSeconds',
   'load-concurrency': 'loadConcurrency',
 };
-const other = ['only', 'create-concurrency', 'rss-load', 'tmp-dir'];
+const other = ['only', 'create-concurrency', 'rss-load', 'watch-protocol', 'tmp-dir'];
 
 /** Parses argv (`--watchers=200`, `--only=create,list`); throws Error on an unknown or bad flag. */
 export function parseOptions(argv: string[]): BenchOptions {
@@ -86,6 +96,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     else if (name === 'rss-load') {
       if (value !== 'api' && value !== 'etcd') throw new Error(`--rss-load must be api or etcd, got ${value}`);
       o.rssLoad = value;
+    } else if (name === 'watch-protocol') {
+      if (value !== 'h1' && value !== 'h2' && value !== 'both') throw new Error(`--watch-protocol must be h1, h2 or both, got ${value}`);
+      o.watchProtocol = value;
     } else {
       const key = numeric[name];
       if (!key) throw new Error(`unknown flag --${name}; known: ${[...Object.keys(numeric), ...other].join(', ')}`);

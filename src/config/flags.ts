@@ -54,6 +54,10 @@ export interface ServerConfig {
   maxMutatingRequestsInflight: number;
   /** `-v`/`--v` log verbosity (default 0). */
   verbosity: number;
+  /** `--http2-max-streams-per-connection` (default 1000, kube-apiserver's; 0 or less = kube's fallback, 100). */
+  http2MaxStreamsPerConnection: number;
+  /** `--disable-http2-serving` (default false): ALPN offers http/1.1 only. */
+  disableHttp2Serving: boolean;
 }
 
 /** Options of parseFlags. */
@@ -87,6 +91,8 @@ interface ParsedFlags {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   verbosity: number;
+  http2MaxStreamsPerConnection: number;
+  disableHttp2Serving: boolean;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -117,6 +123,9 @@ function defaults(): ParsedFlags {
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     verbosity: 0,
+    // kube-apiserver's default (apiserver pkg/server/options/recommended.go).
+    http2MaxStreamsPerConnection: 1000,
+    disableHttp2Serving: false,
   };
 }
 
@@ -200,6 +209,11 @@ const FLAGS: readonly FlagSpec<ParsedFlags>[] = [
     },
   },
   {
+    name: 'disable-http2-serving', typeName: '', defaultText: '', isBool: true,
+    help: 'If true, HTTP2 serving will be disabled [default=false]',
+    set: (p, v) => { p.disableHttp2Serving = parseGoBool(v); },
+  },
+  {
     name: 'etcd-cafile', typeName: 'string', defaultText: '',
     help: 'SSL Certificate Authority file used to secure etcd communication.',
     set: (p, v) => { p.etcdCaFile = v; },
@@ -243,6 +257,11 @@ const FLAGS: readonly FlagSpec<ParsedFlags>[] = [
     name: 'help', shorthand: 'h', typeName: '', defaultText: '', isBool: true,
     help: `help for ${COMMAND_NAME}`,
     set: (p, v) => { p.help = parseGoBool(v); },
+  },
+  {
+    name: 'http2-max-streams-per-connection', typeName: 'int', defaultText: '1000',
+    help: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default.",
+    set: (p, v) => { p.http2MaxStreamsPerConnection = parseGoInt(v, 0, 64); },
   },
   {
     name: 'max-mutating-requests-inflight', typeName: 'int', defaultText: '200',
@@ -367,6 +386,8 @@ export function parseFlags(argv: readonly string[], opts: ParseFlagsOptions = {}
     maxRequestsInflight: p.maxRequestsInflight,
     maxMutatingRequestsInflight: p.maxMutatingRequestsInflight,
     verbosity: p.verbosity,
+    http2MaxStreamsPerConnection: p.http2MaxStreamsPerConnection,
+    disableHttp2Serving: p.disableHttp2Serving,
   };
 }
 

@@ -1,10 +1,9 @@
 /**
  * ApiServer: the server as a value. create() wires registry, admission, filters and routes;
- * start() listens (HTTPS) and ensures the system namespaces; stop() ends watches and closes.
+ * start() listens (HTTPS: HTTP/2 and HTTP/1.1 by ALPN) and ensures the system namespaces; stop() ends
+ * watches and closes.
  */
-import { once, setMaxListeners } from 'node:events';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { setMaxListeners } from 'node:events';
 import express from 'express';
 import type { Logger } from 'winston';
 import { ApiError, apiVersionOf } from '../api';
@@ -24,6 +23,8 @@ import { ApplySchema, ApplyTypes } from '../apply';
 import { errorHandler } from './filters/error-handler';
 import { filterChain } from './filters/chain';
 import type { HealthCheck } from './health';
+import { dualProtocolListener } from './http2-express';
+import { SecureServer } from './http2-serving';
 import { buildRouter } from './routes';
 
 export interface ApiServerOptions {
@@ -45,14 +46,21 @@ export interface ApiServerOptions {
   resourceQuotaSyncPeriodMs?: number;
   /** A watch whose unsent backlog passes this many bytes is disconnected (default 16 MiB). */
   watchBufferBytes?: number;
+  /** `--http2-max-streams-per-connection` (kube-apiserver's default 1000; 0 = kube's fallback, 100). */
+  http2MaxStreamsPerConnection?: number;
+  /** `--disable-http2-serving`: serve HTTP/1.1 only (default false: ALPN offers h2 and http/1.1). */
+  disableHttp2?: boolean;
 }
+
+/** kube-apiserver's --http2-max-streams-per-connection default (apiserver options/recommended.go). */
+export const defaultHttp2MaxStreamsPerConnection = 1000;
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export class ApiServer {
   readonly registry: Registry;
   private readonly app: express.Express;
-  private server?: https.Server;
+  private server?: SecureServer;
   private readonly shutdown = new AbortController();
   /** Watches still writing; stop() lets them finish before closing connections. */
   private readonly streams = new Set<Promise<void>>();
@@ -114,6 +122,7 @@ export class ApiServer {
         maxRequestsInFlight: opts.maxRequestsInFlight ?? 400,
         maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight ?? 200,
         responseCompression: gates.enabled('APIResponseCompression'),
+        http2DosMitigation: gates.enabled('UnauthenticatedHTTP2DOSMitigation'),
       }),
     );
     this.app.use(
@@ -139,22 +148,23 @@ export class ApiServer {
 
   /** Listens on bindAddress:securePort (0 = any free port) and creates the system namespaces. */
   async start(): Promise<{ port: number }> {
-    const server = https.createServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, this.app);
-    server.keepAliveTimeout = 65_000;
-    server.listen(this.opts.securePort, this.opts.bindAddress);
-    await Promise.race([
-      once(server, 'listening'),
-      once(server, 'error').then(([e]) => {
-        throw e;
-      }),
-    ]);
+    const server = new SecureServer(
+      {
+        tls: this.opts.tls,
+        http2MaxStreamsPerConnection: this.opts.http2MaxStreamsPerConnection ?? defaultHttp2MaxStreamsPerConnection,
+        disableHttp2: this.opts.disableHttp2 ?? false,
+      },
+      dualProtocolListener(this.app),
+    );
+    const { port } = await server.listen(this.opts.securePort, this.opts.bindAddress);
     this.server = server;
     await this.ensureSystemNamespaces();
     await this.namespaceController.start();
     await this.quotaController.start();
-    return { port: (server.address() as AddressInfo).port };
+    return { port };
   }
 
+  /** Ends every watch, lets their last bytes out, then closes: GOAWAY to HTTP/2 sessions, HTTP/1.1 sockets closed. */
   async stop(): Promise<void> {
     this.shutdown.abort();
     this.namespaceController.stop();
@@ -166,11 +176,7 @@ export class ApiServer {
     let bound: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all([...this.streams]), new Promise((r) => (bound = setTimeout(r, 1000)))]);
     clearTimeout(bound);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const timer = setTimeout(() => server.closeAllConnections(), 2000);
-    await closed;
-    clearTimeout(timer);
+    await server.close(2000);
   }
 
   private systemContext(namespace = ''): RequestContext {

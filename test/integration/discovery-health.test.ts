@@ -4,6 +4,7 @@
  */
 import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
+import { configmaps } from '../../src/registry/resources/core/configmaps';
 
 let etcd: TestEtcd;
 let srv: TestServer;
@@ -198,7 +199,6 @@ describe('OpenAPI', () => {
 
 describe('aggregated discovery follows the registry', () => {
   test('a resource added at run time appears, with a new ETag (the encoded document is not kept stale)', async () => {
-    const { configmaps } = await import('../../src/registry/resources/core/configmaps');
     const get = () => srv.request('GET', '/apis', { headers: { accept: aggregatedAccept } });
     const before = await get();
     expect(before.status).toBe(200);

@@ -22,13 +22,15 @@ export interface FilterDeps {
   maxMutatingRequestsInFlight: number;
   /** APIResponseCompression (default on). */
   responseCompression?: boolean;
+  /** UnauthenticatedHTTP2DOSMitigation (default on). */
+  http2DosMitigation?: boolean;
 }
 
 export function filterChain(d: FilterDeps): RequestHandler[] {
   return [
     withRequestInfo(),
     withLogging(d.logger),
-    withAuthentication(d.authenticator),
+    withAuthentication(d.authenticator, { http2DosMitigation: d.http2DosMitigation ?? true }),
     withMaxInFlight({ readOnly: d.maxRequestsInFlight, mutating: d.maxMutatingRequestsInFlight }),
     withAuthorization(d.authorizer),
     // Last, next to the handlers: kube compresses where it serialises objects (deferredResponseWriter).

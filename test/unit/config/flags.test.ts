@@ -39,7 +39,26 @@ describe('parseFlags defaults', () => {
       maxRequestsInflight: 400,
       maxMutatingRequestsInflight: 200,
       verbosity: 0,
+      http2MaxStreamsPerConnection: 1000,
+      disableHttp2Serving: false,
     });
+  });
+
+  it.each([
+    // kube-apiserver: default 1000; any int is accepted (0 or less means Go's 100 at serving time).
+    [[], 1000, false],
+    [['--http2-max-streams-per-connection=250'], 250, false],
+    [['--http2-max-streams-per-connection', '0'], 0, false],
+    [['--http2-max-streams-per-connection=-1'], -1, false],
+    [['--disable-http2-serving'], 1000, true],
+    [['--disable-http2-serving=false'], 1000, false],
+  ])('HTTP/2 serving flags %j', (args, streams, disabled) => {
+    const c = parse(...(args as string[]));
+    expect([c.http2MaxStreamsPerConnection, c.disableHttp2Serving]).toEqual([streams, disabled]);
+  });
+
+  it('rejects a non-integer --http2-max-streams-per-connection', () => {
+    expect(() => parse('--http2-max-streams-per-connection=many')).toThrow(/invalid argument "many" for "--http2-max-streams-per-connection" flag/);
   });
 
   it('derives cert dir and kubeconfig from --data-dir, and resolves paths against cwd', () => {
@@ -233,7 +252,7 @@ describe('usage', () => {
       .split('\n')
       .map((l) => /^\s+(?:-\w, )?--([a-z-]+)/.exec(l)?.[1])
       .filter((n): n is string => n !== undefined);
-    expect(names).toHaveLength(22);
+    expect(names).toHaveLength(24);
     expect(names).toEqual([...names].sort());
   });
 });

@@ -1,0 +1,98 @@
+/**
+ * Serving one Express 5 app to HTTP/1.1 and HTTP/2 requests alike.
+ *
+ * Express 5 cannot serve Node's HTTP/2 compatibility objects as they are: app.handle() swaps every
+ * request's and response's prototype for app.request / app.response, which are built on
+ * http.IncomingMessage / http.ServerResponse, so an Http2ServerRequest loses its own getters (url,
+ * headers, the stream) and breaks. Here the same Express prototypes are rebuilt over
+ * http2.Http2ServerRequest / Http2ServerResponse (Express's own property descriptors copied onto an
+ * object whose prototype is the HTTP/2 one), and HTTP/2 requests go through the very same app (the
+ * same router, middleware and their state) with those prototypes swapped in instead. HTTP/1.x
+ * requests take Express's ordinary path.
+ *
+ * What our handlers use of a response and Http2ServerResponse already has: flushHeaders(),
+ * writableLength (the stream's unsent bytes, held back by HTTP/2 flow control included — the watch
+ * slow-reader cut-off), headersSent, getHeader/removeHeader, write/end, 'finish'/'close', socket (a
+ * proxy of the session's TLS socket). Two members are adjusted: setHeader returns the response, as
+ * http.ServerResponse's does (we chain it), and statusMessage, which HTTP/2 has no room for, is a
+ * silent no-op (Node warns on every set). Node's HTTP/2 layer adds
+ * no connection-specific header (Connection, Keep-Alive, Transfer-Encoding), and we set none.
+ */
+import http2 from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+
+/** A request listener for http2.createSecureServer({ allowHTTP1: true }). */
+export type DualProtocolListener = (
+  req: IncomingMessage | http2.Http2ServerRequest,
+  res: ServerResponse | http2.Http2ServerResponse,
+) => void;
+
+/** An object with `proto` as prototype and every own property of each of `sources` (later ones win). */
+function rebase(proto: object, ...sources: object[]): object {
+  const out = Object.create(proto) as object;
+  for (const source of sources) {
+    for (const key of Reflect.ownKeys(source)) {
+      Object.defineProperty(out, key, Object.getOwnPropertyDescriptor(source, key) as PropertyDescriptor);
+    }
+  }
+  return out;
+}
+
+/**
+ * The app's request and response prototypes rebuilt over the HTTP/2 compatibility classes:
+ * Express's methods (express.request / express.response, one level below app.request /
+ * app.response), then the app's own members (`app`).
+ */
+function http2Prototypes(app: Express): { request: object; response: object } {
+  const expressRequest = Object.getPrototypeOf(app.request) as object;
+  const expressResponse = Object.getPrototypeOf(app.response) as object;
+  const request = rebase(http2.Http2ServerRequest.prototype, expressRequest, app.request);
+  const response = rebase(http2.Http2ServerResponse.prototype, expressResponse, app.response);
+  // HTTP/2 has no reason phrase: Node warns on every set; Express's final handler sets one.
+  Object.defineProperty(response, 'statusMessage', { configurable: true, get: () => '', set: () => undefined });
+  // http.ServerResponse#setHeader returns the response (we chain it); Http2ServerResponse's returns nothing.
+  const setHeader = http2.Http2ServerResponse.prototype.setHeader;
+  Object.defineProperty(response, 'setHeader', {
+    configurable: true,
+    writable: true,
+    value(this: http2.Http2ServerResponse, name: string, value: number | string | readonly string[]) {
+      setHeader.call(this, name, value);
+      return this;
+    },
+  });
+  return { request, response };
+}
+
+/**
+ * The request listener serving `app` over both protocols: HTTP/1.x requests go to the app as
+ * usual, HTTP/2 requests to the same app with HTTP/2-based Express prototypes (see the module
+ * comment). Build it after the app is configured; mounting later still works (same router).
+ */
+export function dualProtocolListener(app: Express): DualProtocolListener {
+  const { request, response } = http2Prototypes(app);
+  // app.handle reads this.request / this.response: a view of the app that differs only there.
+  const h2App = Object.create(app, {
+    request: { value: request, enumerable: true },
+    response: { value: response, enumerable: true },
+  }) as Express;
+  const handle = (app as unknown as { handle(this: Express, req: unknown, res: unknown): void }).handle;
+  return (req, res) => {
+    if (req.httpVersionMajor === 2) handle.call(h2App, req, res);
+    else app(req as IncomingMessage, res as ServerResponse);
+  };
+}
+
+/**
+ * Go's answer to a handler's `Connection: close` on an HTTP/2 response: once this response is sent,
+ * the connection is shut down gracefully (GOAWAY; streams already open may finish). Does nothing
+ * for HTTP/1.x responses.
+ */
+export function closeHttp2ConnectionAfter(res: { once(event: 'finish', l: () => void): unknown }): void {
+  const stream = (res as { stream?: http2.ServerHttp2Stream }).stream;
+  if (!(res instanceof http2.Http2ServerResponse) || !stream) return;
+  const session = stream.session;
+  res.once('finish', () => {
+    if (session && !session.closed && !session.destroyed) session.close();
+  });
+}
