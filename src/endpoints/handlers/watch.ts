@@ -83,6 +83,13 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     if (cbor) return cbor.encodeWatchEvent(e.type, cbor.encode(object as Record<string, unknown>));
     return Buffer.from(`{"type":"${e.type}","object":${JSON.stringify(object)}}\n`);
   };
+  // The memo keys of this watch's frames per event type, made once rather than per delivered event.
+  const keysByType = new Map<string, { frame: string; chunk: string }>();
+  const frameKeys = (type: string): { frame: string; chunk: string } => {
+    let k = keysByType.get(type);
+    if (!k) keysByType.set(type, (k = { frame: `${target.format} ${type}`, chunk: `${target.format} ${type} chunk` }));
+    return k;
+  };
   /** Writes one event. Plain objects come shared from the watch cache: their frames are built once for every watcher. */
   const send = (e: WatchEvent): void => {
     const object = objectOf(e) as object;
@@ -90,10 +97,10 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
       writeFrame(() => frameOf(e, object), () => chunkOf(frameOf(e, object)));
       return;
     }
-    const key = `${target.format} ${e.type}`;
+    const keys = frameKeys(e.type);
     writeFrame(
-      () => s.encodings.eventFrameOf(object, key, () => frameOf(e, object)),
-      () => s.encodings.eventFrameOf(object, `${key} chunk`, () => chunkOf(frameOf(e, object))),
+      () => s.encodings.eventFrameOf(object, keys.frame, () => frameOf(e, object)),
+      () => s.encodings.eventFrameOf(object, keys.chunk, () => chunkOf(frameOf(e, object))),
     );
   };
   // The server waits for this before closing connections, so a watch ended by shutdown is flushed whole.

@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../api';
 import type { Predicate, WatchSink } from '../interface';
 import type { CacheEvent } from './history';
+import { withRevision } from '../revision';
 
 export class CacheWatcher {
   stopped = false;
@@ -38,8 +39,7 @@ export class CacheWatcher {
     if (curPass && prevPass) this.sink.event({ type: 'MODIFIED', object: e.object });
     else if (curPass) this.sink.event({ type: 'ADDED', object: e.object });
     else if (prevPass && e.prev) {
-      const last = { ...e.prev, metadata: { ...e.prev.metadata, resourceVersion: e.revision.toString() } };
-      this.sink.event({ type: 'DELETED', object: last });
+      this.sink.event({ type: 'DELETED', object: withRevision(e.prev, e.revision) });
     }
   }
 

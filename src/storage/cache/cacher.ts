@@ -7,6 +7,7 @@
  */
 import { errors, markSharedItems, type KubeObject } from '../../api';
 import { StorageError } from '../errors';
+import { withRevision } from '../revision';
 import type { EtcdStore } from '../etcd/etcd-store';
 import type { FeedEvent } from '../etcd/etcd-feed';
 import type {
@@ -250,7 +251,7 @@ export class Cacher implements Storage {
         this.objects.delete(ev.key);
         this.removeSortedKey(ev.key);
         // The last state, stamped with the delete's revision (kube's watch cache does the same).
-        e = { ...ev, object: { ...last, metadata: { ...last.metadata, resourceVersion: ev.revision.toString() } }, at: now };
+        e = { ...ev, object: withRevision(last, ev.revision), at: now };
       }
       this.history.push(e);
       for (const w of this.watchers) {

@@ -3,8 +3,8 @@
  * observed (etcd 3.4.23 has no reliable progress notifications, and a prefix watch never learns of
  * revisions spent on other keys). Values under the server's prefix are decoded once here; other keys
  * only advance the revision. It asks etcd for no previous values: the cache holds every key's
- * previous state already, so a DELETE names only its key. etcd3 reconnects the stream after an etcd restart and resumes after the
- * last revision seen; a compacted resume is reported as an error.
+ * previous state already, so a DELETE names only its key. etcd3 reconnects the stream after an etcd
+ * restart and resumes after the last revision seen; a compacted resume is reported as an error.
  */
 import { Etcd3, IKeyValue, IWatchResponse, Range, Watcher } from 'etcd3';
 import type { KubeObject } from '../../api';

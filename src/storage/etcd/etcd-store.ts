@@ -6,7 +6,7 @@
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject, errors, orderObjectMeta } from '../../api';
+import { KubeObject, errors } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError } from '../errors';
 import {
@@ -22,6 +22,7 @@ import {
   WatchSink,
 } from '../interface';
 import { Transformer, identityTransformer } from '../transformer';
+import { withRevision } from '../revision';
 import { toStorageError } from './etcd-errors';
 import { watchPrefix } from './etcd-watch';
 import { Feed, FeedListener, watchKeyspace } from './etcd-feed';
@@ -383,10 +384,6 @@ export class EtcdStore implements Storage {
 
 function keyExists(key: string): StorageError {
   return new StorageError('KeyExists', key, `key exists: ${key}`);
-}
-
-function withRevision(obj: KubeObject, revision: bigint): KubeObject {
-  return { ...obj, metadata: orderObjectMeta({ ...obj.metadata, resourceVersion: revision.toString() }) };
 }
 
 /** kube's storage Preconditions.Check, with its StorageError wording. */
