@@ -11,7 +11,7 @@ import type { WatchEvent } from '../../registry';
 import { cborSeqMediaType, negotiateObject } from '../negotiation';
 import { convertForTarget, includeObjectParam, protobufServes, writeWarnings } from '../responses';
 import type { HandlerScope } from '../scope';
-import { WatchFrameWriter, chunkOf, watchFrameWriter } from '../watch-frames';
+import { WatchFrameQueue } from '../watch-frames';
 import { listQuery, parseBoolParam, parseIntParam } from './read';
 
 /** kube's default watch timeout: minRequestTimeout (1800 s) × [1, 2). */
@@ -40,7 +40,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
   const includeObject = includeObjectParam(s);
   const { res, req } = s;
   let started = false;
-  let writeFrame: WatchFrameWriter = () => undefined;
+  let frames: WatchFrameQueue | undefined;
   let ended = false;
   let headersOnTable = true;
 
@@ -52,7 +52,10 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     res.setHeader('Content-Type', contentType);
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
-    writeFrame = watchFrameWriter(req, res);
+    // A client that cannot keep up is cut off rather than buffered for without bound.
+    frames = new WatchFrameQueue(req, res, () => {
+      if (res.writableLength > s.watchBufferBytes) end();
+    });
   };
   /** Detaches from the request and the server's shutdown signal (which outlives every watch). */
   const detach = (): void => {
@@ -67,6 +70,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     detach();
     watch?.stop();
     start();
+    frames?.flush();
     res.end();
   };
   const objectOf = (e: WatchEvent): unknown => {
@@ -83,25 +87,17 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     if (cbor) return cbor.encodeWatchEvent(e.type, cbor.encode(object as Record<string, unknown>));
     return Buffer.from(`{"type":"${e.type}","object":${JSON.stringify(object)}}\n`);
   };
-  // The memo keys of this watch's frames per event type, made once rather than per delivered event.
-  const keysByType = new Map<string, { frame: string; chunk: string }>();
-  const frameKeys = (type: string): { frame: string; chunk: string } => {
-    let k = keysByType.get(type);
-    if (!k) keysByType.set(type, (k = { frame: `${target.format} ${type}`, chunk: `${target.format} ${type} chunk` }));
-    return k;
-  };
-  /** Writes one event. Plain objects come shared from the watch cache: their frames are built once for every watcher. */
+  // The memo key of this watch's frame per event type, made once rather than per delivered event.
+  const frameKeys: Record<string, string> = {};
+  /** Queues one event. Plain objects come shared from the watch cache: their frames are built once for every watcher. */
   const send = (e: WatchEvent): void => {
     const object = objectOf(e) as object;
     if (object !== e.object) {
-      writeFrame(() => frameOf(e, object), () => chunkOf(frameOf(e, object)));
+      frames?.push(frameOf(e, object));
       return;
     }
-    const keys = frameKeys(e.type);
-    writeFrame(
-      () => s.encodings.eventFrameOf(object, keys.frame, () => frameOf(e, object)),
-      () => s.encodings.eventFrameOf(object, keys.chunk, () => chunkOf(frameOf(e, object))),
-    );
+    const key = (frameKeys[e.type] ??= `${target.format} ${e.type}`);
+    frames?.push(s.encodings.eventFrameOf(object, key, () => frameOf(e, object)));
   };
   // The server waits for this before closing connections, so a watch ended by shutdown is flushed whole.
   const finished = new Promise<void>((resolve) => {
@@ -121,7 +117,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
         if (ended) return;
         start();
         send(e);
-        if (e.type === 'ERROR' || res.writableLength > s.watchBufferBytes) end();
+        if (e.type === 'ERROR') end();
       },
       closed: end,
     });

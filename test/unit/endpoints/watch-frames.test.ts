@@ -1,9 +1,9 @@
-import { chunkOf } from '../../../src/endpoints/watch-frames';
+import type { Request, Response } from 'express';
+import { WatchFrameQueue, chunkOf } from '../../../src/endpoints/watch-frames';
 
 describe('chunkOf', () => {
   it.each([
     ['{"type":"ADDED"}\n', '11\r\n{"type":"ADDED"}\n\r\n'],
-    ['', '0\r\n\r\n'],
     ['x'.repeat(255), `ff\r\n${'x'.repeat(255)}\r\n`],
   ])('frames %j as one HTTP/1.1 chunk (hex size, CRLF, data, CRLF)', (frame, chunk) => {
     expect(chunkOf(Buffer.from(frame)).toString('latin1')).toBe(chunk);
@@ -12,5 +12,88 @@ describe('chunkOf', () => {
   it('keeps binary frames byte for byte', () => {
     const frame = Buffer.from([0, 0, 0, 3, 0xff, 0x0d, 0x0a]);
     expect(chunkOf(frame)).toEqual(Buffer.concat([Buffer.from('7\r\n'), frame, Buffer.from('\r\n')]));
+  });
+});
+
+/** A response over HTTP/1.1 (chunked, written to its socket) or HTTP/2 (written to its stream); `writes` records each write. */
+function fakeResponse(protocol: 'h1' | 'h2' | 'h1.0'): { req: Request; res: Response; writes: Buffer[] } {
+  const writes: Buffer[] = [];
+  const sink = { destroyed: false, writableEnded: false, write: (b: Buffer) => writes.push(b) };
+  const res = {
+    socket: sink,
+    stream: protocol === 'h2' ? sink : undefined,
+    chunkedEncoding: protocol === 'h1',
+    destroyed: false,
+    writableEnded: false,
+    write: (b: Buffer) => writes.push(b),
+  };
+  const req = { httpVersionMajor: protocol === 'h2' ? 2 : 1 };
+  return { req: req as unknown as Request, res: res as unknown as Response, writes };
+}
+
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
+describe('WatchFrameQueue', () => {
+  const a = Buffer.from('{"type":"ADDED"}\n');
+  const b = Buffer.from('{"type":"MODIFIED"}\n');
+
+  it('writes the frames queued in one turn as one write, after the turn', async () => {
+    const { req, res, writes } = fakeResponse('h2');
+    const q = new WatchFrameQueue(req, res, () => undefined);
+    q.push(a);
+    q.push(b);
+    expect(writes).toHaveLength(0);
+    await nextTurn();
+    expect(writes).toEqual([Buffer.concat([a, b])]);
+    q.push(a);
+    await nextTurn();
+    expect(writes[1]).toBe(a); // a lone frame goes out as is, not copied
+  });
+
+  it('sends an HTTP/1.1 batch as one chunk, and shares it between watches that queued the same frames', async () => {
+    const one = fakeResponse('h1');
+    const two = fakeResponse('h1');
+    const q1 = new WatchFrameQueue(one.req, one.res, () => undefined);
+    const q2 = new WatchFrameQueue(two.req, two.res, () => undefined);
+    for (const q of [q1, q2]) {
+      q.push(a);
+      q.push(b);
+    }
+    await nextTurn();
+    expect(one.writes).toEqual([chunkOf(Buffer.concat([a, b]))]);
+    expect(two.writes[0]).toBe(one.writes[0]);
+  });
+
+  it('reuses a single frame’s chunk across turns', async () => {
+    const one = fakeResponse('h1');
+    const q = new WatchFrameQueue(one.req, one.res, () => undefined);
+    q.push(a);
+    await nextTurn();
+    q.push(a);
+    await nextTurn();
+    expect(one.writes[0]).toEqual(chunkOf(a));
+    expect(one.writes[1]).toBe(one.writes[0]);
+  });
+
+  it('flush() writes at once (a watch ending), and the turn then has nothing left to write', async () => {
+    const { req, res, writes } = fakeResponse('h1.0');
+    let checked = 0;
+    const q = new WatchFrameQueue(req, res, () => checked++);
+    q.push(a);
+    q.flush();
+    expect(writes).toEqual([a]);
+    expect(checked).toBe(1);
+    await nextTurn();
+    expect(writes).toHaveLength(1);
+    expect(checked).toBe(1);
+  });
+
+  it('writes nothing to a connection already gone', async () => {
+    const { req, res, writes } = fakeResponse('h2');
+    (res as unknown as { stream: { destroyed: boolean } }).stream.destroyed = true;
+    const q = new WatchFrameQueue(req, res, () => undefined);
+    q.push(a);
+    await nextTurn();
+    expect(writes).toHaveLength(0);
   });
 });
