@@ -13,3 +13,4 @@ export * from './user-info';
 export * from './request-context';
 export * from './resource-version';
 export * from './shared-items';
+export * from './json-clone';

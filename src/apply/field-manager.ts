@@ -5,7 +5,7 @@
  * stripmeta → structuredmerge). `update` serves create, update and non-apply patch; `apply`
  * serves server-side apply. Both are pure: inputs are never mutated.
  */
-import { ApiError, KubeObject, ManagedFieldsEntry, errors, failureStatus, isObject, parseApiVersion } from '../api';
+import { ApiError, KubeObject, ManagedFieldsEntry, errors, failureStatus, isObject, parseApiVersion, cloneJson } from '../api';
 import { ApplySchema, ApplySchemaResolver, ApplyTypes, TypeRef } from './apply-type';
 import { applyConflictError } from './conflict-error';
 import { FieldSet } from './field-set';
@@ -88,7 +88,7 @@ const STRIPPED = FieldSet.of(
 const typeOf = (ctx: FieldManagerContext): TypeRef => (ctx.types ?? new ApplyTypes(ctx.resolve)).root(ctx.schema);
 
 function withoutManagedFields(obj: KubeObject | Record<string, unknown>): KubeObject {
-  const copy = structuredClone(obj) as KubeObject;
+  const copy = cloneJson(obj) as KubeObject;
   if (isObject(copy.metadata)) delete copy.metadata.managedFields;
   return copy;
 }
@@ -226,7 +226,7 @@ export function apply(opts: ApplyOptions): FieldManagerResult {
     const out: Managed = { fields: result.managers, times: new Map(m.times) };
     stripMeta(out, id);
     if (result.changed) out.times.set(id, opts.time);
-    const object = result.changed ? (structuredClone(result.object) as KubeObject) : structuredClone(live);
+    const object = result.changed ? (cloneJson(result.object) as KubeObject) : cloneJson(live);
     return { object, managed: out, changed: result.changed };
   };
 

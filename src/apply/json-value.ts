@@ -3,7 +3,7 @@
  * lists < maps < null), its equality (ints and floats compared numerically), its `ToString` for paths,
  * and Go's JSON string encoding (encoding/json and json-iterator escape `<`, `>`, `&`).
  */
-import { goQuote } from '../api';
+import { cloneJson, goQuote } from '../api';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
@@ -157,5 +157,5 @@ export function goJson(v: JsonValue, sortKeys = true): string {
 
 /** A deep copy of a JSON value (undefined stays undefined). */
 export function cloneValue<T extends JsonValue | undefined>(v: T): T {
-  return v === undefined ? v : (structuredClone(v) as T);
+  return cloneJson(v);
 }

@@ -2,7 +2,7 @@
  * Client-side-apply interplay for the `kubectl` apply manager (apimachinery managedfields/internal
  * lastappliedmanager.go, lastappliedupdater.go, lastapplied.go).
  */
-import { isObject } from '../api';
+import { isObject, cloneJson } from '../api';
 import { TypeRef } from './apply-type';
 import { compareObjects } from './compare-objects';
 import { FieldSet } from './field-set';
@@ -47,7 +47,7 @@ export function allowedConflictsFromLastApplied(live: unknown, type: TypeRef, ap
 
 /** The annotation value kube writes for an apply configuration: sorted compact JSON plus a newline. */
 export function buildLastApplied(config: Record<string, unknown>): string {
-  const copy = structuredClone(config) as Record<string, JsonValue>;
+  const copy = cloneJson(config) as Record<string, JsonValue>;
   const meta = copy['metadata'];
   if (isJsonObject(meta) && isJsonObject(meta['annotations'])) delete meta['annotations'][LAST_APPLIED_ANNOTATION];
   return goJson(copy) + '\n';

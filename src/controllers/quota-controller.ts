@@ -6,7 +6,7 @@
  * resourceVersion as precondition so it never overwrites a concurrent admission charge.
  */
 import { Timers } from './timers';
-import { ApiError, KubeObject, Quantity, parseQuantity } from '../api';
+import { ApiError, KubeObject, Quantity, parseQuantity, cloneJson } from '../api';
 import type { GenericStore, Registry, RequestContext, Watch } from '../registry';
 
 export interface QuotaControllerOptions {
@@ -234,7 +234,7 @@ export class QuotaController {
     }
     const dirty = !status?.hard || !status.used || !quantitiesEqual(hard, status.hard) || !quantitiesEqual(used, status.used);
     if (!dirty) return;
-    const next = structuredClone(quota);
+    const next = cloneJson(quota);
     (next as unknown as QuotaShape).status = { hard, used };
     // The read's resourceVersion makes this a compare-and-swap: a concurrent charge wins and we retry.
     await store.update(this.ctx(namespace), name, () => next, { subresource: 'status' });

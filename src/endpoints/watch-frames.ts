@@ -80,8 +80,8 @@ function sameFrames(a: readonly Buffer[], b: readonly Buffer[]): boolean {
   return true;
 }
 
-/** Writes a batch to one response's connection. */
-type BatchWriter = (batch: Batch) => void;
+/** Writes a batch to one response's connection; returns the bytes the connection now holds unsent. */
+type BatchWriter = (batch: Batch) => number;
 
 /** A writer for `res`, whose headers must already be sent. */
 function batchWriter(req: Request, res: Response): BatchWriter {
@@ -90,16 +90,19 @@ function batchWriter(req: Request, res: Response): BatchWriter {
   if (req.httpVersionMajor === 1 && chunked && socket) {
     return (batch) => {
       if (!socket.destroyed) socket.write(batch.chunk());
+      return socket.writableLength;
     };
   }
   const stream = req.httpVersionMajor === 2 ? (res as unknown as Http2ServerResponse).stream : undefined;
   if (stream) {
     return (batch) => {
       if (!stream.destroyed && !stream.writableEnded) stream.write(batch.joined());
+      return stream.writableLength;
     };
   }
   return (batch) => {
     if (!res.destroyed && !res.writableEnded) res.write(batch.joined());
+    return res.writableLength;
   };
 }
 
@@ -118,8 +121,8 @@ function flushDue(): void {
 }
 
 /**
- * The frames of one watch response not yet written. `afterWrite` runs after each write (the watch
- * checks its buffered bytes there).
+ * The frames of one watch response not yet written. `afterWrite` runs after each write with the
+ * bytes the connection holds unsent (the watch cuts off a reader that falls too far behind).
  */
 export class WatchFrameQueue {
   private pending: Buffer[] = [];
@@ -128,7 +131,7 @@ export class WatchFrameQueue {
   constructor(
     req: Request,
     res: Response,
-    private readonly afterWrite: () => void,
+    private readonly afterWrite: (unsentBytes: number) => void,
   ) {
     this.write = batchWriter(req, res);
   }
@@ -143,7 +146,6 @@ export class WatchFrameQueue {
     if (this.pending.length === 0) return;
     const frames = this.pending;
     this.pending = [];
-    this.write(turn ? turn.batchOf(frames) : new Batch(frames));
-    this.afterWrite();
+    this.afterWrite(this.write(turn ? turn.batchOf(frames) : new Batch(frames)));
   }
 }

@@ -3,6 +3,7 @@
  * access that is safe for keys like `__proto__`, and Go-flavoured type names and `%v` renderings
  * that kube's patch error messages embed.
  */
+import { cloneJson } from '../api/json-clone';
 
 /** A decoded JSON object. */
 export type JsonObject = { [key: string]: unknown };
@@ -32,15 +33,7 @@ export function setOwn(obj: JsonObject, key: string, value: unknown): void {
 }
 
 /** A deep copy of a decoded JSON value; `undefined` stays `undefined`. */
-export function deepClone<T>(v: T): T {
-  if (Array.isArray(v)) return v.map((x: unknown) => deepClone(x)) as T;
-  if (isObject(v)) {
-    const out: JsonObject = {};
-    for (const k of Object.keys(v)) setOwn(out, k, deepClone(v[k]));
-    return out as T;
-  }
-  return v;
-}
+export const deepClone = cloneJson;
 
 /** The name Go's encoding/json uses for a JSON value's kind in an UnmarshalTypeError. */
 export function jsonKind(v: unknown): string {

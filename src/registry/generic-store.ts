@@ -17,6 +17,7 @@ import {
   parseResourceVersion,
   successStatus,
   timestamp,
+  cloneJson,
 } from '../api';
 import { generateName } from '../api/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta-validation';
@@ -205,7 +206,7 @@ export class GenericStore {
             delete obj.metadata.resourceVersion;
             return obj;
           }
-          const obj = await updated(structuredClone(current));
+          const obj = await updated(cloneJson(current));
           this.checkResourceVersion(obj, current, strategy);
           this.beforeUpdate(ctx, obj, current, strategy);
           await this.deps.admission.admit(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));

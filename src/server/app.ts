@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import express from 'express';
 import type { Logger } from 'winston';
-import { ApiError, apiVersionOf } from '../api';
+import { ApiError, apiVersionOf, cloneJson } from '../api';
 import { AdmissionChain, namespaceLifecycle, resourceQuota } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
@@ -81,7 +81,7 @@ export class ApiServer {
           getQuotas: async (namespace, o) =>
             (await this.quotaStore().list(this.systemContext(namespace), o?.fresh ? {} : { resourceVersion: '0' })).items,
           updateQuotaStatus: async (quota) =>
-            (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => structuredClone(quota), { subresource: 'status' })).object,
+            (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => cloneJson(quota), { subresource: 'status' })).object,
         },
       }),
     ]);

@@ -5,7 +5,7 @@
  * Requests are batched per namespace (one evaluation at a time per namespace in this server);
  * several servers on one etcd are kept honest by the CAS and kube's re-read-and-retry loop.
  */
-import { KubeObject, Quantity, errors, parseQuantity } from '../../api';
+import { KubeObject, Quantity, errors, parseQuantity, cloneJson } from '../../api';
 import type { RequestContext } from '../../api/request-context';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interface';
 
@@ -123,7 +123,7 @@ export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes): Kube
   });
   if (!interesting.length) return quotas;
   const delta: ResourceList = new Map(names.map((n) => [n, Quantity.of(1)]));
-  const out = quotas.map((q) => structuredClone(q));
+  const out = quotas.map((q) => cloneJson(q));
   for (const i of interesting) {
     const q = out[i] as KubeObject;
     const hard = toList(shape(q).status?.hard);

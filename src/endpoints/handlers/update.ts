@@ -1,5 +1,5 @@
 /** PUT of an object (or of its status/finalize subresource). */
-import { errors } from '../../api';
+import { errors, cloneJson } from '../../api';
 import { negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { trackUpdate, validateManagerParam } from './field-manager';
@@ -14,7 +14,7 @@ export async function updateHandler(s: HandlerScope): Promise<void> {
   if (bodyName !== s.info.name) {
     throw errors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${s.info.name})`);
   }
-  const r = await s.store.update(s.ctx, s.info.name, (current) => trackUpdate(s, current, structuredClone(obj)), {
+  const r = await s.store.update(s.ctx, s.info.name, (current) => trackUpdate(s, current, cloneJson(obj)), {
     subresource: s.info.subresource || undefined,
   });
   writeObject(s, r.created ? 201 : 200, r.object, target);

@@ -53,8 +53,8 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
     // A client that cannot keep up is cut off rather than buffered for without bound.
-    frames = new WatchFrameQueue(req, res, () => {
-      if (res.writableLength > s.watchBufferBytes) end();
+    frames = new WatchFrameQueue(req, res, (unsent) => {
+      if (unsent > s.watchBufferBytes) end();
     });
   };
   /** Detaches from the request and the server's shutdown signal (which outlives every watch). */

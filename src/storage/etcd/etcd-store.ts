@@ -6,7 +6,7 @@
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject, errors } from '../../api';
+import { KubeObject, errors, cloneJson } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError } from '../errors';
 import {
@@ -113,7 +113,7 @@ export class EtcdStore implements Storage {
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       if (!cur && !opts.createIfMissing) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       if (cur) checkPreconditions(key, opts.preconditions, cur.object);
-      const next = await opts.tryUpdate(cur ? structuredClone(cur.object) : null);
+      const next = await opts.tryUpdate(cur ? cloneJson(cur.object) : null);
       const plain = this.codec.encode(next);
       if (cur && plain.equals(cur.plain)) return { object: cur.object, created: false };
       if (opts.dryRun) {

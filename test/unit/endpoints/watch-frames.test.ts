@@ -18,7 +18,7 @@ describe('chunkOf', () => {
 /** A response over HTTP/1.1 (chunked, written to its socket) or HTTP/2 (written to its stream); `writes` records each write. */
 function fakeResponse(protocol: 'h1' | 'h2' | 'h1.0'): { req: Request; res: Response; writes: Buffer[] } {
   const writes: Buffer[] = [];
-  const sink = { destroyed: false, writableEnded: false, write: (b: Buffer) => writes.push(b) };
+  const sink = { destroyed: false, writableEnded: false, writableLength: 0, write: (b: Buffer) => writes.push(b) };
   const res = {
     socket: sink,
     stream: protocol === 'h2' ? sink : undefined,
@@ -86,6 +86,16 @@ describe('WatchFrameQueue', () => {
     await nextTurn();
     expect(writes).toHaveLength(1);
     expect(checked).toBe(1);
+  });
+
+  it('tells the watch how many bytes its connection holds unsent after each write', async () => {
+    const { req, res } = fakeResponse('h2');
+    (res as unknown as { stream: { writableLength: number } }).stream.writableLength = 42;
+    const seen: number[] = [];
+    const q = new WatchFrameQueue(req, res, (unsent) => seen.push(unsent));
+    q.push(a);
+    await nextTurn();
+    expect(seen).toEqual([42]);
   });
 
   it('writes nothing to a connection already gone', async () => {

@@ -1,5 +1,5 @@
 /** core/v1 Namespace with status and finalize subresources (kube-facts §7). */
-import { FieldError, KubeObject, fieldErrors } from '../../../api';
+import { FieldError, KubeObject, fieldErrors, cloneJson } from '../../../api';
 import { isQualifiedName } from '../../../api/labels';
 import { ResourceDefinition, Strategy, baseStrategy } from '../../resource';
 import { ageColumn, nameColumn } from './common';
@@ -49,7 +49,7 @@ const statusStrategy: Strategy = {
   ...baseStrategy,
   prepareForUpdate: (_ctx, obj, old) => {
     // kube's status strategies for namespaces and resourcequotas reset only spec (metadata stays writable).
-    obj.spec = structuredClone(old.spec);
+    obj.spec = cloneJson(old.spec);
   },
   validateUpdate: (_ctx, obj) => validatePhase(obj),
 };
@@ -58,8 +58,8 @@ const finalizeStrategy: Strategy = {
   ...baseStrategy,
   prepareForUpdate: (_ctx, obj, old) => {
     const finalizers = nsSpec(obj).finalizers;
-    obj.spec = { ...structuredClone(old.spec as object), finalizers };
-    obj.status = structuredClone(old.status);
+    obj.spec = { ...cloneJson(old.spec as object), finalizers };
+    obj.status = cloneJson(old.status);
   },
   validateUpdate: (_ctx, obj) => validateFinalizers(obj, true),
 };
@@ -94,7 +94,7 @@ export const namespaces: ResourceDefinition = {
     prepareForUpdate: (_ctx, obj, old) => {
       obj.spec = { ...nsSpec(obj), finalizers: nsSpec(old).finalizers };
       if (!nsSpec(old).finalizers) delete (obj.spec as NamespaceSpec).finalizers;
-      obj.status = structuredClone(old.status);
+      obj.status = cloneJson(old.status);
       nameLabel(obj);
     },
     validate: (_ctx, obj) => validateFinalizers(obj, false),

@@ -1,5 +1,6 @@
 /** core/v1 ResourceQuota with its status subresource (seed 001; kube-facts §6). Enforcement: admission/plugins/resource-quota.ts; usage: controllers/quota-controller.ts. */
 import type { KubeObject } from '../../../api';
+import { cloneJson } from '../../../api';
 import { ResourceDefinition, Strategy, allVerbs, baseStrategy } from '../../resource';
 import { ageColumn, nameColumn } from './common';
 import { canonicalQuantities, quotaStatus as status, validateQuota, validateQuotaStatus, validateQuotaUpdate } from './quota-validation';
@@ -16,7 +17,7 @@ const statusStrategy: Strategy = {
   ...baseStrategy,
   prepareForUpdate: (_ctx, obj, old) => {
     // kube's status strategies for namespaces and resourcequotas reset only spec (metadata stays writable).
-    obj.spec = structuredClone(old.spec);
+    obj.spec = cloneJson(old.spec);
   },
   validateUpdate: (_ctx, obj) => validateQuotaStatus(status(obj)),
   canonicalize,
@@ -61,7 +62,7 @@ export const resourcequotas: ResourceDefinition = {
     },
     prepareForUpdate: (_ctx, obj, old) => {
       obj.spec ??= {};
-      obj.status = structuredClone(old.status ?? {});
+      obj.status = cloneJson(old.status ?? {});
     },
     validate: (_ctx, obj) => validateQuota(obj),
     validateUpdate: (_ctx, obj, old) => validateQuotaUpdate(obj, old),

@@ -1,0 +1,38 @@
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import type { NextFunction, Request, Response } from 'express';
+import winston from 'winston';
+import { withLogging } from '../../../src/server/filters/logging';
+
+function run(level: string): { lines: Array<Record<string, unknown>>; finishListeners: number } {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    objectMode: true,
+    write(info: Record<string, unknown>, _enc, done) {
+      lines.push(info);
+      done();
+    },
+  });
+  const logger = winston.createLogger({ level, transports: [new winston.transports.Stream({ stream })] });
+  const res = Object.assign(new EventEmitter(), { statusCode: 201, locals: { received: process.hrtime.bigint(), user: { name: 'admin' } } });
+  const req = { method: 'POST', originalUrl: '/api/v1/namespaces/default/secrets' };
+  let nexts = 0;
+  withLogging(logger)(req as unknown as Request, res as unknown as Response, (() => nexts++) as NextFunction);
+  expect(nexts).toBe(1);
+  const finishListeners = res.listenerCount('finish');
+  res.emit('finish');
+  return { lines, finishListeners };
+}
+
+describe('withLogging', () => {
+  it('logs one line per finished request at -v=2 (level http)', () => {
+    const { lines } = run('http');
+    expect(lines).toEqual([expect.objectContaining({ level: 'http', message: 'request', verb: 'POST', code: 201, user: 'admin' })]);
+  });
+
+  it('does not even listen for the end of a request when the level drops request lines', () => {
+    const { lines, finishListeners } = run('info');
+    expect(lines).toEqual([]);
+    expect(finishListeners).toBe(0);
+  });
+});
