@@ -10,8 +10,14 @@ function render(path: JSONPath): string {
   return out;
 }
 
-/** Paths of repeated object keys in a JSON document, in document order. */
-export function jsonDuplicateFields(text: string): string[] {
+/**
+ * Paths of repeated object keys in a JSON document, in document order. `parsed` (the document's
+ * JSON.parse value, unmodified) lets a document without repeats, the usual case, skip the full
+ * scan: JSON.parse keeps one property per repeated key, so the document repeats a key exactly when
+ * it holds more keys (colons outside strings) than its parse has properties.
+ */
+export function jsonDuplicateFields(text: string, parsed?: unknown): string[] {
+  if (parsed !== undefined && keyTokens(text) === propertyCount(parsed)) return [];
   const found: string[] = [];
   const scopes: Array<Set<string>> = [];
   visit(text, {
@@ -29,6 +35,35 @@ export function jsonDuplicateFields(text: string): string[] {
     },
   });
   return found;
+}
+
+/** Object keys written in a JSON document: its colons outside strings. */
+function keyTokens(text: string): number {
+  let n = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x3a) n++;
+  }
+  return n;
+}
+
+/** Own properties of every object in a decoded JSON value. */
+function propertyCount(v: unknown): number {
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += propertyCount(x);
+    return n;
+  }
+  if (typeof v !== 'object' || v === null) return 0;
+  const keys = Object.keys(v);
+  let n = keys.length;
+  for (const k of keys) n += propertyCount((v as Record<string, unknown>)[k]);
+  return n;
 }
 
 /**

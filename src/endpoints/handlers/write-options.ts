@@ -86,7 +86,7 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
     return admitObject(s, value, validation, { strict, warn: duplicates });
   }
   const raw = decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
-  const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8')) : [];
+  const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
   const msgs = duplicates.map((f) => `duplicate field "${f}"`);
   return admitObject(s, raw, validation, { strict: msgs, warn: msgs });
 }

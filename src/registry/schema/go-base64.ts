@@ -15,8 +15,21 @@ const decodeMap: Uint8Array = (() => {
   return m;
 })();
 
-/** Canonical padded base64 (what Go's encoder writes back), tested before the byte-wise decoder. */
-const canonical = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * Canonical padded base64 (what Go's encoder writes back), tested before the byte-wise decoder:
+ * whole quanta of the alphabet, the last one ending in at most two `=`. A loop over the decode map
+ * (the regular expression it replaces cost ~10 ns a character, on every Secret write).
+ */
+function isCanonical(s: string): boolean {
+  const n = s.length;
+  if (n % 4 !== 0) return false;
+  const pad = n > 0 && s.charCodeAt(n - 1) === PAD ? (s.charCodeAt(n - 2) === PAD ? 2 : 1) : 0;
+  for (let i = 0; i < n - pad; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0xff || decodeMap[c] === 0xff) return false;
+  }
+  return true;
+}
 
 /** Result of decoding: the canonical re-encoding of the bytes, or Go's error message. */
 export type Base64Result = { ok: true; canonical: string } | { ok: false; error: string };
@@ -32,7 +45,7 @@ export function base64ErrorMessage(offset: number): string {
  * encoder drops). Pure; never throws.
  */
 export function goBase64Decode(s: string): Base64Result {
-  if (canonical.test(s) && trailingBitsZero(s)) return { ok: true, canonical: s };
+  if (isCanonical(s) && trailingBitsZero(s)) return { ok: true, canonical: s };
   const src = Buffer.from(s, 'utf8');
   const out: number[] = [];
   let si = 0;
