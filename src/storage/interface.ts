@@ -76,6 +76,11 @@ export interface WatchSink {
 }
 
 export interface UpdateOptions {
+  /**
+   * The object as the watch cache holds it (kube's cachedExistingObject): the first attempt runs on
+   * it, the txn's compare checks it is still current. Ignored for dry runs, which read etcd.
+   */
+  cachedExisting?: KubeObject;
   preconditions?: Preconditions;
   /** Called with the current object (null when missing and createIfMissing). Returns the new object. */
   tryUpdate: (current: KubeObject | null) => Promise<KubeObject> | KubeObject;

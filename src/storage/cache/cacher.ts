@@ -76,8 +76,10 @@ export class Cacher implements Storage {
     return this.opts.etcd.create(key, obj, o);
   }
 
+  /** kube's cacher: the cached object is the update's first guess (one etcd round trip when it is current). */
   guaranteedUpdate(key: string, o: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
-    return this.opts.etcd.guaranteedUpdate(key, o);
+    const cached = this.isReady && key.startsWith(this.keyPrefix) ? this.objects.get(key) : undefined;
+    return this.opts.etcd.guaranteedUpdate(key, cached ? { ...o, cachedExisting: cached } : o);
   }
 
   delete(key: string, o?: DeleteOptions): Promise<KubeObject> {

@@ -108,14 +108,43 @@ export class EtcdStore implements Storage {
     return cur.object;
   }
 
+  /**
+   * kube's GuaranteedUpdate. With `opts.cachedExisting` (the watch cache's copy) the first attempt
+   * runs on it and the txn's compare checks it is current, so an update is one etcd round trip;
+   * a stale copy costs a retry on the state the failed txn returned. As in kube, a check or
+   * tryUpdate error on the cached copy is retried once on a fresh read (and returned if the copy
+   * was current after all), and an update that changes nothing is confirmed against etcd before
+   * it is answered without a write.
+   */
   async guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
-    let cur = await this.readCurrent(key);
+    const cached = opts.cachedExisting;
+    let cur: Current | null =
+      cached?.metadata.resourceVersion !== undefined && !opts.dryRun
+        ? { object: cached, plain: this.codec.encode(cached), modRevision: BigInt(cached.metadata.resourceVersion) }
+        : await this.readCurrent(key);
+    let isCurrent = cur === null || cur.object !== cached;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       if (!cur && !opts.createIfMissing) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
-      if (cur) checkPreconditions(key, opts.preconditions, cur.object);
-      const next = await opts.tryUpdate(cur ? cloneJson(cur.object) : null);
+      let next: KubeObject;
+      try {
+        if (cur) checkPreconditions(key, opts.preconditions, cur.object);
+        next = await opts.tryUpdate(cur ? cloneJson(cur.object) : null);
+      } catch (e) {
+        if (isCurrent) throw e;
+        const cachedRevision = cur?.modRevision;
+        cur = await this.readCurrent(key);
+        isCurrent = true;
+        if (cur?.modRevision === cachedRevision) throw e;
+        continue;
+      }
       const plain = this.codec.encode(next);
-      if (cur && plain.equals(cur.plain)) return { object: cur.object, created: false };
+      if (cur && plain.equals(cur.plain)) {
+        if (isCurrent) return { object: cur.object, created: false };
+        cur = await this.readCurrent(key);
+        isCurrent = true;
+        if (cur && plain.equals(cur.plain)) return { object: cur.object, created: false };
+        continue;
+      }
       if (opts.dryRun) {
         return { object: cur ? withRevision(next, cur.modRevision) : next, created: !cur };
       }
@@ -131,6 +160,7 @@ export class EtcdStore implements Storage {
       );
       if (resp.succeeded) return { object: withRevision(next, BigInt(resp.header.revision)), created: !cur };
       cur = await this.currentFrom(key, resp.responses[0]?.response_range);
+      isCurrent = true;
     }
     throw new StorageError('Conflict', key, `too many conflicting updates of ${key}`);
   }
