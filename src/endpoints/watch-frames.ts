@@ -8,6 +8,8 @@
  *   a backlog after a pause) leave as one write, so a server that falls behind catches up with
  *   fewer, larger writes instead of drowning in small ones. Within a turn, watchers that queued
  *   the same frames share one joined buffer.
+ * - A connection whose buffer is full gets nothing more until it drains; its frames wait in the
+ *   queue and then leave together (see WatchFrameQueue).
  * - Over HTTP/1.1 a watch is a chunked body. Node's ServerResponse frames every write itself (a
  *   chunk-size line, the data, a CRLF: three writes and a string per watcher), so each batch goes
  *   to the socket as one complete chunk, `<hex size>\r\n<frames>\r\n`, built once and shared by every
@@ -80,29 +82,39 @@ function sameFrames(a: readonly Buffer[], b: readonly Buffer[]): boolean {
   return true;
 }
 
-/** Writes a batch to one response's connection; returns the bytes the connection now holds unsent. */
-type BatchWriter = (batch: Batch) => number;
+/** One response's connection, as the queue writes to it. */
+interface FrameSink {
+  /** Writes a batch; false when the connection's buffer is now full (write more only once it drains). */
+  write(batch: Batch): boolean;
+  /** Bytes the connection holds unsent. */
+  unsent(): number;
+  /** Calls `f` once, when the connection's buffer has drained. */
+  onceDrained(f: () => void): void;
+}
 
-/** A writer for `res`, whose headers must already be sent. */
-function batchWriter(req: Request, res: Response): BatchWriter {
+/** The sink for `res`, whose headers must already be sent. A connection already gone takes writes and drops them. */
+function frameSink(req: Request, res: Response): FrameSink {
   const socket = res.socket;
   const chunked = (res as unknown as { chunkedEncoding?: boolean }).chunkedEncoding === true;
   if (req.httpVersionMajor === 1 && chunked && socket) {
-    return (batch) => {
-      if (!socket.destroyed) socket.write(batch.chunk());
-      return socket.writableLength;
+    return {
+      write: (batch) => socket.destroyed || socket.write(batch.chunk()),
+      unsent: () => socket.writableLength,
+      onceDrained: (f) => socket.once('drain', f),
     };
   }
   const stream = req.httpVersionMajor === 2 ? (res as unknown as Http2ServerResponse).stream : undefined;
   if (stream) {
-    return (batch) => {
-      if (!stream.destroyed && !stream.writableEnded) stream.write(batch.joined());
-      return stream.writableLength;
+    return {
+      write: (batch) => stream.destroyed || stream.writableEnded || stream.write(batch.joined()),
+      unsent: () => stream.writableLength,
+      onceDrained: (f) => stream.once('drain', f),
     };
   }
-  return (batch) => {
-    if (!res.destroyed && !res.writableEnded) res.write(batch.joined());
-    return res.writableLength;
+  return {
+    write: (batch) => res.destroyed || res.writableEnded || res.write(batch.joined()),
+    unsent: () => res.writableLength,
+    onceDrained: (f) => res.once('drain', f),
   };
 }
 
@@ -121,31 +133,52 @@ function flushDue(): void {
 }
 
 /**
- * The frames of one watch response not yet written. `afterWrite` runs after each write with the
- * bytes the connection holds unsent (the watch cuts off a reader that falls too far behind).
+ * The frames of one watch response not yet written. While the connection's buffer is full the
+ * frames wait here, as references to the shared frames rather than copies in the connection, and
+ * leave as one write when it drains: the HTTP/2 layer then never holds more than about a buffer's
+ * worth per stream, so a slow reader cannot make it build one huge write that blocks the server.
+ * `onBacklog` is told the bytes not yet sent after each write and each frame queued behind a full
+ * connection (the watch cuts off a reader that falls too far behind).
  */
 export class WatchFrameQueue {
   private pending: Buffer[] = [];
-  private readonly write: BatchWriter;
+  private pendingBytes = 0;
+  /** Waiting for the connection to drain. */
+  private blocked = false;
+  private readonly sink: FrameSink;
 
   constructor(
     req: Request,
     res: Response,
-    private readonly afterWrite: (unsentBytes: number) => void,
+    private readonly onBacklog: (unsentBytes: number) => void,
   ) {
-    this.write = batchWriter(req, res);
+    this.sink = frameSink(req, res);
   }
 
   push(frame: Buffer): void {
-    if (this.pending.length === 0) scheduleFlush(this);
+    if (this.pending.length === 0 && !this.blocked) scheduleFlush(this);
     this.pending.push(frame);
+    this.pendingBytes += frame.length;
+    if (this.blocked) this.onBacklog(this.pendingBytes + this.sink.unsent());
   }
 
-  /** Writes what is queued now (the response is about to end, or the turn's flush). */
+  /**
+   * Writes what is queued: on the turn's flush unless the connection is full, and always when
+   * `turn` is absent (the response is about to end).
+   */
   flush(turn?: TurnBatches): void {
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 || (turn && this.blocked)) return;
     const frames = this.pending;
     this.pending = [];
-    this.afterWrite(this.write(turn ? turn.batchOf(frames) : new Batch(frames)));
+    this.pendingBytes = 0;
+    const accepted = this.sink.write(turn ? turn.batchOf(frames) : new Batch(frames));
+    if (!accepted && !this.blocked) {
+      this.blocked = true;
+      this.sink.onceDrained(() => {
+        this.blocked = false;
+        if (this.pending.length) scheduleFlush(this);
+      });
+    }
+    this.onBacklog(this.sink.unsent());
   }
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { WatchFrameQueue, chunkOf } from '../../../src/endpoints/watch-frames';
 
@@ -15,20 +16,26 @@ describe('chunkOf', () => {
   });
 });
 
-/** A response over HTTP/1.1 (chunked, written to its socket) or HTTP/2 (written to its stream); `writes` records each write. */
-function fakeResponse(protocol: 'h1' | 'h2' | 'h1.0'): { req: Request; res: Response; writes: Buffer[] } {
+/**
+ * A response over HTTP/1.1 (chunked, written to its socket), HTTP/2 (written to its stream) or
+ * HTTP/1.0 (written through the response); `writes` records each write, `sink.full` makes writes
+ * report a full buffer, `sink.emit('drain')` drains it.
+ */
+function fakeResponse(protocol: 'h1' | 'h2' | 'h1.0') {
   const writes: Buffer[] = [];
-  const sink = { destroyed: false, writableEnded: false, writableLength: 0, write: (b: Buffer) => writes.push(b) };
-  const res = {
-    socket: sink,
-    stream: protocol === 'h2' ? sink : undefined,
-    chunkedEncoding: protocol === 'h1',
+  const sink = Object.assign(new EventEmitter(), {
     destroyed: false,
     writableEnded: false,
-    write: (b: Buffer) => writes.push(b),
-  };
+    writableLength: 0,
+    full: false,
+    write(b: Buffer): boolean {
+      writes.push(b);
+      return !sink.full;
+    },
+  });
+  const res = protocol === 'h1.0' ? sink : { socket: sink, stream: protocol === 'h2' ? sink : undefined, chunkedEncoding: protocol === 'h1' };
   const req = { httpVersionMajor: protocol === 'h2' ? 2 : 1 };
-  return { req: req as unknown as Request, res: res as unknown as Response, writes };
+  return { req: req as unknown as Request, res: res as unknown as Response, writes, sink };
 }
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -89,8 +96,8 @@ describe('WatchFrameQueue', () => {
   });
 
   it('tells the watch how many bytes its connection holds unsent after each write', async () => {
-    const { req, res } = fakeResponse('h2');
-    (res as unknown as { stream: { writableLength: number } }).stream.writableLength = 42;
+    const { req, res, sink } = fakeResponse('h2');
+    sink.writableLength = 42;
     const seen: number[] = [];
     const q = new WatchFrameQueue(req, res, (unsent) => seen.push(unsent));
     q.push(a);
@@ -99,11 +106,43 @@ describe('WatchFrameQueue', () => {
   });
 
   it('writes nothing to a connection already gone', async () => {
-    const { req, res, writes } = fakeResponse('h2');
-    (res as unknown as { stream: { destroyed: boolean } }).stream.destroyed = true;
+    const { req, res, writes, sink } = fakeResponse('h2');
+    sink.destroyed = true;
     const q = new WatchFrameQueue(req, res, () => undefined);
     q.push(a);
     await nextTurn();
     expect(writes).toHaveLength(0);
+  });
+
+  it('holds frames while the connection is full and writes them as one batch when it drains', async () => {
+    const { req, res, writes, sink } = fakeResponse('h2');
+    const backlog: number[] = [];
+    const q = new WatchFrameQueue(req, res, (unsent) => backlog.push(unsent));
+    sink.full = true;
+    sink.writableLength = 100;
+    q.push(a);
+    await nextTurn();
+    expect(writes).toEqual([a]);
+    q.push(b);
+    q.push(a);
+    await nextTurn();
+    expect(writes).toHaveLength(1); // nothing more until it drains
+    expect(backlog).toEqual([100, 100 + b.length, 100 + b.length + a.length]);
+    sink.full = false;
+    sink.writableLength = 0;
+    sink.emit('drain');
+    await nextTurn();
+    expect(writes).toEqual([a, Buffer.concat([b, a])]);
+  });
+
+  it('flush() writes even to a full connection (the watch is ending)', async () => {
+    const { req, res, writes, sink } = fakeResponse('h1');
+    const q = new WatchFrameQueue(req, res, () => undefined);
+    sink.full = true;
+    q.push(a);
+    await nextTurn();
+    q.push(b);
+    q.flush();
+    expect(writes).toEqual([chunkOf(a), chunkOf(b)]);
   });
 });
