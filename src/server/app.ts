@@ -110,7 +110,8 @@ export class ApiServer {
     this.app = express();
     this.app.disable('x-powered-by');
     this.app.set('etag', false);
-    this.app.set('query parser', 'extended');
+    // Go's url.ParseQuery: every key literal (no qs nesting like a[b]=c), repeats become an array of any length.
+    this.app.set('query parser', 'simple');
     const gates = opts.featureGates ?? FeatureGates.defaults();
     // CBOR is served only with CBORServingAndStorage on; objects stay JSON in etcd either way.
     const cbor = gates.enabled('CBORServingAndStorage') ? new CborCodec({ byteFields: byteFieldLookup(this.registry, schemas) }) : undefined;

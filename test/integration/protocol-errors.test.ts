@@ -343,3 +343,18 @@ describe('409', () => {
     expectStatus(await patch(created.metadata.resourceVersion), modified('pcas'));
   });
 });
+
+describe('query parameters are read as Go url.ParseQuery reads them', () => {
+  test('a bracketed key is a literal, unknown parameter (ignored), not a nested selector', async () => {
+    const r = await srv.request('GET', `${secrets}?labelSelector%5Bapp%5D=nothing-matches`);
+    expect(r.status).toBe(200);
+    const plain = await srv.request('GET', secrets);
+    expect(r.json<{ items: unknown[] }>().items).toHaveLength(plain.json<{ items: unknown[] }>().items.length);
+  });
+
+  test('more than 20 repeats of a parameter stay a list (kube reads the first value)', async () => {
+    const r = await srv.request('GET', `${secrets}?${Array.from({ length: 25 }, () => 'limit=1').join('&')}`);
+    expect(r.status).toBe(200);
+    expect(r.json<{ items: unknown[] }>().items.length).toBeLessThanOrEqual(1);
+  });
+});
