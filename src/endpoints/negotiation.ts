@@ -43,6 +43,22 @@ export interface ResponseTarget {
   contentType: string;
   /** Table / PartialObjectMetadata conversions requested with `as=`. */
   as?: { kind: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; version: string };
+  /** The accepted media type carried `pretty=1`. */
+  pretty?: boolean;
+}
+
+const goTrue = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * kube's isPrettyPrint: the first `pretty` query value, read as Go's strconv.ParseBool (anything
+ * else is false), when present and non-empty; otherwise whether the User-Agent is curl, Wget or a
+ * browser, which get indented JSON by default.
+ */
+export function isPrettyPrint(pretty: unknown, userAgent: string | undefined): boolean {
+  const first = Array.isArray(pretty) ? pretty[0] : pretty;
+  if (typeof first === 'string' && first !== '') return goTrue.has(first);
+  const ua = userAgent ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
 // kube's SupportedMediaTypes order: JSON, YAML, protobuf, then CBOR when its gate is on.
@@ -90,16 +106,17 @@ export function negotiateObject(accept: string | undefined, opts: NegotiateOptio
     if (!s) continue;
     if (s.format === 'protobuf' && !opts.protobuf) continue;
     const as = m.params.as;
+    const pretty = m.params.pretty === '1' ? { pretty: true } : {};
     if (!as) {
       if (m.params.g || m.params.v) continue;
-      return { format: s.format, contentType: s.type };
+      return { format: s.format, contentType: s.type, ...pretty };
     }
     if (m.params.g !== 'meta.k8s.io' || (m.params.v !== 'v1' && m.params.v !== 'v1beta1')) continue;
     if (as === 'Table' && opts.allowTable && s.format !== 'protobuf') {
-      return { format: s.format, contentType: s.type, as: { kind: 'Table', version: m.params.v } };
+      return { format: s.format, contentType: s.type, as: { kind: 'Table', version: m.params.v }, ...pretty };
     }
     if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
-      return { format: s.format, contentType: s.type, as: { kind: as, version: m.params.v } };
+      return { format: s.format, contentType: s.type, as: { kind: as, version: m.params.v }, ...pretty };
     }
   }
   throw errors.notAcceptable(supportedMediaTypes({ cbor }));

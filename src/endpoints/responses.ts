@@ -4,7 +4,7 @@ import { ApiError, KubeList, KubeObject, Status, errors, hasSharedItems } from '
 import { GenericStore, IncludeObject, toTable } from '../registry';
 import { CborSerializer, encodeBody } from './codec';
 import { encodeJsonList } from './list-encoding';
-import { ResponseTarget, negotiateObject } from './negotiation';
+import { ResponseTarget, isPrettyPrint, negotiateObject } from './negotiation';
 import type { HandlerScope } from './scope';
 
 /** Sets `Warning: 299 - "<text>"` headers, de-duplicated (kube's warning recorder). */
@@ -34,12 +34,12 @@ export function includeObjectParam(s: HandlerScope): IncludeObject {
   throw errors.badRequest(`unrecognized includeObject value: "${v}"`);
 }
 
-function prettyParam(s: HandlerScope): boolean {
-  return s.query.pretty === 'true' || s.query.pretty === '1';
+function prettyOutput(s: HandlerScope, target: ResponseTarget): boolean {
+  return !!target.pretty || isPrettyPrint(s.query.pretty, s.req.headers['user-agent']);
 }
 
 function send(s: HandlerScope, code: number, target: ResponseTarget, body: unknown): void {
-  sendEncoded(s, code, target, encodeBody(body, target.format, prettyParam(s), s.protobuf, s.cbor));
+  sendEncoded(s, code, target, encodeBody(body, target.format, prettyOutput(s, target), s.protobuf, s.cbor));
 }
 
 function sendEncoded(s: HandlerScope, code: number, target: ResponseTarget, bytes: Buffer): void {
@@ -94,7 +94,7 @@ export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Sta
  */
 export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)): void {
   const items = list.items;
-  if (!target.as && target.format === 'json' && !prettyParam(s) && hasSharedItems(items) && s.encodings.fitsListItemMemo(items.length)) {
+  if (!target.as && target.format === 'json' && !prettyOutput(s, target) && hasSharedItems(items) && s.encodings.fitsListItemMemo(items.length)) {
     sendEncoded(s, 200, target, encodeJsonList(list, (item) => s.encodings.listItemJsonOf(item)));
     return;
   }
@@ -109,12 +109,13 @@ export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)
  * when asked); JSON when nothing else fits. The CBOR serializer reaches the error path through
  * `res.locals.cbor` (set by the resource router for every resource request while the gate is on).
  */
-function errorTarget(res: Response): { format: 'json' | 'yaml' | 'cbor'; contentType: string } {
+function errorTarget(res: Response): { format: 'json' | 'yaml' | 'cbor'; contentType: string; pretty?: boolean } {
   const cbor = cborOf(res);
   try {
     const t = negotiateObject(res.req?.headers.accept, { allowTable: true, protobuf: false, cbor: !!cbor });
     if (t.format === 'yaml') return { format: 'yaml', contentType: 'application/yaml' };
     if (t.format === 'cbor') return { format: 'cbor', contentType: 'application/cbor' };
+    if (t.pretty) return { format: 'json', contentType: 'application/json', pretty: true };
   } catch {
     // 406 for the Status itself: kube falls back to JSON.
   }
@@ -130,7 +131,8 @@ export function writeError(res: Response, err: ApiError, warnings: string[] = []
   writeWarnings(res, warnings);
   for (const [k, v] of Object.entries(err.headers())) res.setHeader(k, v);
   const target = errorTarget(res);
-  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, false, undefined, cborOf(res)));
+  const pretty = !!target.pretty || isPrettyPrint(res.req?.query?.pretty, res.req?.headers['user-agent']);
+  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, pretty, undefined, cborOf(res)));
 }
 
 function cborOf(res: Response): CborSerializer | undefined {

@@ -13,6 +13,7 @@ import {
 } from '../endpoints/discovery';
 import { CborSerializer, ProtobufSerializer, encodeBody } from '../endpoints/codec';
 import { OpenApiDocuments } from '../endpoints/openapi-documents';
+import { isPrettyPrint } from '../endpoints/negotiation';
 import { EncodingCache } from '../endpoints/encoding-cache';
 import type { ApplyTypes } from '../apply';
 import type { RequestInfo } from '../endpoints/request-info';
@@ -37,7 +38,7 @@ export interface RouteDeps {
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {
-  const buf = encodeBody(body, 'json', req.query.pretty === 'true');
+  const buf = encodeBody(body, 'json', isPrettyPrint(req.query.pretty, req.headers['user-agent']));
   sendBytes(req, res, buf, contentType, etag ? discoveryETag(buf) : undefined);
 }
 
@@ -70,7 +71,7 @@ function discovery(deps: RouteDeps, legacy: boolean) {
     const aggregated = wantsAggregated(req.headers.accept);
     if (aggregated) {
       const ct = `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`;
-      if (req.query.pretty === 'true') {
+      if (isPrettyPrint(req.query.pretty, req.headers['user-agent'])) {
         sendJson(req, res, aggregatedDiscovery(deps.registry, legacy, aggregated), ct, true);
         return;
       }

@@ -358,3 +358,16 @@ describe('query parameters are read as Go url.ParseQuery reads them', () => {
     expect(r.json<{ items: unknown[] }>().items.length).toBeLessThanOrEqual(1);
   });
 });
+
+describe('indented JSON (kube isPrettyPrint)', () => {
+  const indented = (text: string) => text.startsWith('{\n  "kind": ');
+  test('curl gets indented objects and errors unless pretty says otherwise; other clients get compact JSON', async () => {
+    const curl = { 'user-agent': 'curl/8.5.0' };
+    expect(indented((await srv.request('GET', `/api/v1/namespaces/${ns}`, { headers: curl })).text)).toBe(true);
+    expect(indented((await srv.request('GET', `${secrets}/missing`, { headers: curl })).text)).toBe(true);
+    expect(indented((await srv.request('GET', `/api/v1/namespaces/${ns}?pretty=false`, { headers: curl })).text)).toBe(false);
+    expect(indented((await srv.request('GET', `/api/v1/namespaces/${ns}`)).text)).toBe(false);
+    expect(indented((await srv.request('GET', `/api/v1/namespaces/${ns}?pretty=1`)).text)).toBe(true);
+    expect(indented((await srv.request('GET', `/api/v1/namespaces/${ns}`, { headers: { accept: 'application/json;pretty=1' } })).text)).toBe(true);
+  });
+});
