@@ -7,13 +7,62 @@ export interface MediaType {
   q: number;
 }
 
-/** Parses an Accept header into media ranges, highest q first (stable within equal q). */
+/**
+ * An Accept header as kube reads it (goautoneg.ParseAccept): comma-separated clauses, each
+ * `type/subtype` or a bare `*`, with `;` parameters; nothing is lowercased or unquoted, `q` is read
+ * as Go's ParseFloat reads it (0 when unreadable), other malformed clauses are dropped. The
+ * clauses are then ordered as Go's sort.Sort orders them under goautoneg's comparison ("a before
+ * b" when a has the higher q, or a specific type or subtype where b has a wildcard): for the dozen
+ * clauses or fewer of any real header that sort is an insertion sort, done here step for step.
+ * An empty header accepts anything.
+ */
 export function parseAccept(header: string | undefined): MediaType[] {
-  if (!header || !header.trim()) return [{ type: '*/*', params: {}, q: 1 }];
-  const out = header.split(',').map(parseMediaType).filter((m): m is MediaType => m !== null);
-  return out.map((m, i) => ({ m, i })).sort((a, b) => b.m.q - a.m.q || a.i - b.i).map((x) => x.m);
+  const text = (header ?? '').trim();
+  if (!text) return [{ type: '*/*', params: {}, q: 1 }];
+  const clauses: Array<MediaType & { main: string; sub: string }> = [];
+  for (const part of text.split(',')) {
+    const [range = '', ...paramParts] = trimSpaces(part).split(';');
+    const sp = range.split('/');
+    const main = trimSpaces(sp[0] ?? '');
+    let sub: string;
+    if (sp.length === 1 && main === '*') sub = '*';
+    else if (sp.length === 2) sub = trimSpaces(sp[1] ?? '');
+    else continue;
+    const params: Record<string, string> = {};
+    let q = 1;
+    for (const param of paramParts) {
+      const eq = param.indexOf('=');
+      if (eq < 0) continue;
+      const token = trimSpaces(param.slice(0, eq));
+      if (token === 'q') q = goParseFloat32(param.slice(eq + 1));
+      else params[token] = trimSpaces(param.slice(eq + 1));
+    }
+    clauses.push({ type: `${main}/${sub}`, params, q, main, sub });
+  }
+  const before = (a: (typeof clauses)[number], b: (typeof clauses)[number]): boolean =>
+    a.q > b.q || (a.main !== '*' && b.main === '*') || (a.sub !== '*' && b.sub === '*');
+  for (let i = 1; i < clauses.length; i++) {
+    for (let j = i; j > 0 && before(clauses[j] as (typeof clauses)[number], clauses[j - 1] as (typeof clauses)[number]); j--) {
+      [clauses[j - 1], clauses[j]] = [clauses[j] as (typeof clauses)[number], clauses[j - 1] as (typeof clauses)[number]];
+    }
+  }
+  return clauses.map(({ type, params, q }) => ({ type, params, q }));
 }
 
+/** Go's strings.Trim(s, " "): spaces only. */
+function trimSpaces(s: string): string {
+  return s.replace(/^ +| +$/g, '');
+}
+
+/** strconv.ParseFloat(s, 32) as goautoneg uses it: decimal or inf/nan forms, untrimmed; 0 when it fails. */
+function goParseFloat32(s: string): number {
+  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Math.fround(Number(s));
+  if (/^[+-]?(inf|infinity)$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
+  if (/^nan$/i.test(s)) return Number.NaN;
+  return 0;
+}
+
+/** A Content-Type value (type lowercased, quotes removed from parameter values), or null when empty. */
 export function parseMediaType(s: string): MediaType | null {
   const [typePart, ...paramParts] = s.split(';');
   const type = (typePart ?? '').trim().toLowerCase();
@@ -100,8 +149,8 @@ export interface NegotiateOptions {
  */
 export function negotiateObject(accept: string | undefined, opts: NegotiateOptions): ResponseTarget {
   const cbor = opts.cbor ?? false;
+  // kube ignores q here beyond the order: even a q=0 clause is served.
   for (const m of parseAccept(accept)) {
-    if (m.q <= 0) continue;
     const s = matchSerializer(m.type, cbor);
     if (!s) continue;
     if (s.format === 'protobuf' && !opts.protobuf) continue;

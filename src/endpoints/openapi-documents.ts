@@ -15,7 +15,7 @@ import type { Registry } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
 import { OpenApiDocument, OpenApiV3, buildOpenApiV2, buildOpenApiV3 } from './openapi';
 import { OPENAPI_V2_PROTOBUF_MEDIA_TYPE, OpenApiV2Protobuf } from './openapi-protobuf';
-import { MediaType, parseMediaType } from './negotiation';
+import { parseAccept } from './negotiation';
 
 const gzip = promisify(gzipCallback);
 
@@ -124,23 +124,13 @@ export class OpenApiDocuments {
   }
 }
 
-/**
- * goautoneg's order (q descending, then specific types before wildcards), then the first offer a
- * clause matches. kube-openapi does not skip q=0 clauses.
- */
+/** The first offer a clause matches, the clauses in goautoneg's order (kube-openapi does not skip q=0 clauses either). */
 function negotiate(accept: string | undefined, offers: Offer[]): Offer | undefined {
-  const header = accept && accept.trim() ? accept : '*/*';
-  const clauses = header
-    .split(',')
-    .map((c) => parseMediaType(c))
-    .filter((m): m is MediaType => m !== null)
-    .map((m, i) => ({ m, i, type: m.type.split('/')[0] ?? '', subtype: m.type.split('/')[1] ?? '' }));
-  const specificity = (c: { type: string; subtype: string }) => (c.type === '*' ? 0 : c.subtype === '*' ? 1 : 2);
-  clauses.sort((a, b) => b.m.q - a.m.q || specificity(b) - specificity(a) || a.i - b.i);
-  for (const c of clauses) {
+  for (const c of parseAccept(accept)) {
+    const [type = '', subtype = ''] = c.type.split('/');
     for (const o of offers) {
-      if (c.type !== 'application' && c.type !== '*') continue;
-      if (c.subtype === '*' || o.subtypes.includes(c.subtype)) return o;
+      if (type !== 'application' && type !== '*') continue;
+      if (subtype === '*' || o.subtypes.includes(subtype)) return o;
     }
   }
   return undefined;
