@@ -5,8 +5,8 @@
  * from its cache are answered here; writes, continue/Exact lists and watches older than the
  * history go to etcd, which alone decides what is compacted (410).
  */
-import { errors, markSharedItems, type KubeObject } from '../../api';
-import { StorageError } from '../errors';
+import { markSharedItems, type KubeObject } from '../../api';
+import { StorageError, watchErrorStatus } from '../errors';
 import { withRevision } from '../revision';
 import type { EtcdStore } from '../etcd/etcd-store';
 import type { FeedEvent } from '../etcd/etcd-feed';
@@ -146,7 +146,7 @@ export class Cacher implements Storage {
         delegated = d;
         if (w.stopped) d?.stop();
       },
-      (err) => w.error(toWatchStatus(err)),
+      (err) => w.error(watchErrorStatus(err)),
     );
     return {
       stop: () => {
@@ -368,14 +368,4 @@ function keyPrefixEnd(prefix: string): string | undefined {
     if (c < 0xffff) return prefix.slice(0, i) + String.fromCharCode(c + 1);
   }
   return undefined;
-}
-
-function toWatchStatus(err: unknown) {
-  if (err instanceof StorageError && err.code === 'TooLargeResourceVersion') {
-    return errors.tooLargeResourceVersion(err.requested ?? 0n, err.revision).status;
-  }
-  if (err instanceof StorageError && err.code === 'Compacted') {
-    return errors.expired('The resourceVersion for the provided watch is too old.').status;
-  }
-  return errors.internal(err).status;
 }

@@ -6,9 +6,9 @@
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject, errors, cloneJson } from '../../api';
+import { KubeObject, cloneJson } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
-import { StorageError } from '../errors';
+import { StorageError, watchErrorStatus } from '../errors';
 import {
   DeleteOptions,
   ListOptions,
@@ -308,12 +308,7 @@ export class EtcdStore implements Storage {
     start().catch((err: unknown) => {
       if (stopped) return;
       stopped = true;
-      const e = toStorageError(err, prefix);
-      const status =
-        e instanceof StorageError && e.code === 'TooLargeResourceVersion'
-          ? errors.tooLargeResourceVersion(e.requested ?? 0n, e.revision).status
-          : errors.internal(e).status;
-      sink.event({ type: 'ERROR', object: status });
+      sink.event({ type: 'ERROR', object: watchErrorStatus(toStorageError(err, prefix)) });
       sink.closed();
     });
     return {

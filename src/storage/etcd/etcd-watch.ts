@@ -4,10 +4,10 @@
  * etcd3 reconnects the stream by itself after etcd restarts and resumes after the last revision.
  */
 import { Etcd3, IKeyValue, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject, errors } from '../../api';
+import { KubeObject } from '../../api';
 import { Watch, WatchEvent, WatchOptions, WatchSink } from '../interface';
 import { toStorageError } from './etcd-errors';
-import { isStorageError } from '../errors';
+import { isStorageError, watchErrorStatus } from '../errors';
 
 export interface WatchPrefixArgs {
   client: Etcd3;
@@ -77,12 +77,13 @@ export function watchPrefix({ client, prefix, opts, sinceRevision, sink, decode 
     try {
       await client.kv.range({ key: Buffer.from(prefix), limit: 1, keys_only: true, revision: String(last + 1n) });
     } catch (e) {
-      if (isStorageError(toStorageError(e, prefix), 'Compacted')) {
-        finish({ type: 'ERROR', object: errors.expired('The resourceVersion for the provided watch is too old.').status });
+      const compacted = toStorageError(e, prefix);
+      if (isStorageError(compacted, 'Compacted')) {
+        finish({ type: 'ERROR', object: watchErrorStatus(compacted) });
         return;
       }
     }
-    finish({ type: 'ERROR', object: errors.internal(err).status });
+    finish({ type: 'ERROR', object: watchErrorStatus(err) });
   };
 
   const builder = client.watch();
