@@ -26,3 +26,11 @@ export function goValue(v: unknown): string {
   }
   return JSON.stringify(v);
 }
+
+/** kube's summarizeData for decode errors: a body starting with `{` quoted as text, any other as hex; past `maxLength` bytes cut with ` ...`. */
+export function summarizeData(body: Buffer, maxLength = 30): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, maxLength);
+  const text = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > maxLength ? `${text} ...` : text;
+}

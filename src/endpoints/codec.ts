@@ -1,6 +1,6 @@
 /** Request body decoding (JSON/YAML) and response encoding, with kube's key order and trailing newline. */
 import * as yaml from 'js-yaml';
-import { errors, isObject } from '../api';
+import { errors, isObject, summarizeData } from '../api';
 import type { OutputFormat } from './negotiation';
 
 /** The protobuf codec as the endpoints use it (storage/codec/protobuf-codec.ts implements it). */
@@ -67,14 +67,6 @@ export function decodeBody(
       `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; ${why} (${summarizeData(body)})`,
     );
   }
-}
-
-/** kube's summarizeData: a body starting with `{` is quoted as text, any other as hex; past 30 bytes cut with ` ...`. */
-export function summarizeData(body: Buffer, maxLength = 30): string {
-  if (body.length === 0) return '<empty>';
-  const head = body.subarray(0, maxLength);
-  const text = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
-  return body.length > maxLength ? `${text} ...` : text;
 }
 
 /** Puts kind, apiVersion and metadata first, as Go's struct order does. */

@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as protobuf from 'protobufjs';
-import { ApiError, errors } from '../../api';
+import { ApiError, errors, summarizeData } from '../../api';
 import { ProtoWriter } from './proto-writer';
 import { MessagePlan, ProtobufSchema, loadProtoRoot } from './protobuf-schema';
 import { ProtoWireError, readMessage } from './proto-json-reader';
@@ -300,15 +300,6 @@ function decodeError(message: string, body: Buffer, gvk: TypeMeta | undefined, i
     );
   }
   return errors.badRequest(`the object provided is unrecognized (must be of type ${into.kind}): ${message} (${summarizeData(body, 30)})`);
-}
-
-/** The apiserver's summarizeData: the body's start as text (JSON) or hex. */
-function summarizeData(data: Buffer, maxLength: number): string {
-  if (data.length === 0) return '<empty>';
-  if (data[0] === 0x7b) {
-    return data.length > maxLength ? `${data.subarray(0, maxLength).toString('utf8')} ...` : data.toString('utf8');
-  }
-  return data.length > maxLength ? `${data.subarray(0, maxLength).toString('hex')} ...` : data.toString('hex');
 }
 
 /** The nearest ancestor of `start` holding both package.json and proto/. */
