@@ -1,7 +1,7 @@
 /** Request body decoding (JSON/YAML) and response encoding, with kube's key order and trailing newline. */
 import * as yaml from 'js-yaml';
 import { errors, isObject, summarizeData } from '../api';
-import type { OutputFormat } from './negotiation';
+import { type OutputFormat, supportedMediaTypes } from './negotiation';
 
 /** The protobuf codec as the endpoints use it (storage/codec/protobuf-codec.ts implements it). */
 export interface ProtobufSerializer {
@@ -37,11 +37,11 @@ export function decodeBody(
   yamlDuplicates: 'last-wins' | 'raise' = 'last-wins',
 ): unknown {
   if (format === 'protobuf') {
-    if (!protobuf) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
+    if (!protobuf) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!cbor, protobuf: false }));
     return protobuf.decode(body, { into: { apiVersion: expectedApiVersion, kind: expectedKind } });
   }
   if (format === 'cbor') {
-    if (!cbor) throw errors.unsupportedMediaType(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
+    if (!cbor) throw errors.unsupportedMediaType(supportedMediaTypes({ protobuf: !!protobuf }));
     try {
       const v = cbor.decode(body);
       if (v === null || typeof v !== 'object' || Array.isArray(v)) {

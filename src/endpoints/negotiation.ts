@@ -121,9 +121,9 @@ const serializers: Array<{ type: string; format: OutputFormat }> = [
 /** The media types a 406/415 lists with CBOR off (kube lists them whether or not the kind has protobuf). */
 export const acceptedMediaTypes = serializers.filter((s) => s.format !== 'cbor').map((s) => s.type);
 
-/** The media types listed in 406/415 Status messages. */
-export function supportedMediaTypes(opts: { cbor?: boolean } = {}): string[] {
-  return serializers.filter((s) => opts.cbor || s.format !== 'cbor').map((s) => s.type);
+/** The media types listed in 406/415 Status messages: protobuf unless the kind has no protobuf form, CBOR while its gate is on. */
+export function supportedMediaTypes(opts: { cbor?: boolean; protobuf?: boolean } = {}): string[] {
+  return serializers.filter((s) => (s.format !== 'cbor' || opts.cbor) && (s.format !== 'protobuf' || opts.protobuf !== false)).map((s) => s.type);
 }
 
 function matchSerializer(type: string, cbor: boolean): (typeof serializers)[number] | undefined {
@@ -168,7 +168,7 @@ export function negotiateObject(accept: string | undefined, opts: NegotiateOptio
       return { format: s.format, contentType: s.type, as: { kind: as, version: m.params.v }, ...pretty };
     }
   }
-  throw errors.notAcceptable(supportedMediaTypes({ cbor }));
+  throw errors.notAcceptable(supportedMediaTypes({ cbor, protobuf: opts.protobuf }));
 }
 
 /**

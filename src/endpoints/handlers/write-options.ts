@@ -3,7 +3,7 @@ import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersio
 import { decodeBody } from '../codec';
 import { readBody } from '../body';
 import { jsonDuplicateFields, yamlWithDuplicates } from '../duplicate-fields';
-import { requestBodyFormat } from '../negotiation';
+import { requestBodyFormat, supportedMediaTypes } from '../negotiation';
 import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
 
@@ -75,7 +75,7 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
 export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const format = requestBodyFormat(s.req.headers['content-type'], { cbor: !!s.cbor });
   const body = await readBody(s.req);
-  if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
+  if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!s.cbor, protobuf: false }));
   const validation = parseFieldValidation(s);
   if (format === 'yaml') {
     // Repeated keys are not a decode error for YAML: strict decoding reports them (kube's YAML path).
