@@ -14,6 +14,7 @@ import {
   StatusDetails,
   apiVersionOf,
   errors,
+  parseFieldSelector,
   parseResourceVersion,
   successStatus,
   timestamp,
@@ -131,9 +132,13 @@ export class GenericStore {
     else if (rv === '' && query.sendInitialEvents === false) start = { kind: 'after', revision: await this.currentRevision() };
     else if (rv === '' || rv === '0') start = { kind: 'state', consistency: readConsistency(rv) };
     else start = { kind: 'after', revision: parseResourceVersion(rv) };
+    // kube's MatchesSingle: a watch pinned to one name (and namespace) watches that one key.
+    const name = query.fieldSelector ? parseFieldSelector(query.fieldSelector).requiresExactMatch('metadata.name') : undefined;
+    const singleKey = name !== undefined && (!this.def.namespaced || ctx.namespace) ? this.keyFor(ctx.namespace, name) : undefined;
     return this.deps.storage.watch(
-      prefix,
+      singleKey ?? prefix,
       {
+        exactKey: singleKey !== undefined,
         start,
         predicate: plan.options.predicate,
         bookmarks: !!query.allowWatchBookmarks,

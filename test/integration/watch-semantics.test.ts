@@ -99,6 +99,38 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
     return ns;
   };
 
+  describe('a watch pinned to one name (kube MatchesSingle: one key, not the collection)', () => {
+    test.each([
+      ['the deprecated /watch/ path of the object', (ns: string) => `/api/v1/watch/namespaces/${ns}/secrets/a`],
+      ['fieldSelector=metadata.name', (ns: string) => `/api/v1/namespaces/${ns}/secrets?watch=1&fieldSelector=metadata.name%3Da`],
+    ])('%s: its current state, then only its own events (not those of a name it prefixes)', async (_label, path) => {
+      const ns = await seeded();
+      await createSecret(ns, 'ab');
+      const w = await watch(path(ns));
+      expect((await w.next(1)).map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'a']]);
+      await patchSecret(ns, 'ab', { data: { k: b64('x') } });
+      const a = await patchSecret(ns, 'a', { data: { k: b64('v2') } });
+      await deleteSecret(ns, 'a');
+      const events = await w.next(2);
+      expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([
+        ['MODIFIED', 'a'],
+        ['DELETED', 'a'],
+      ]);
+      expect(events[0]?.object.metadata.resourceVersion).toBe(a.metadata.resourceVersion);
+      await w.expectQuiet(200);
+    });
+
+    test('from a resourceVersion, and with a selector that also filters', async () => {
+      const ns = await seeded();
+      const from = await listRV(ns);
+      await patchSecret(ns, 'b', { metadata: { labels: { keep: 'yes' } } });
+      const a = await patchSecret(ns, 'a', { metadata: { labels: { keep: 'yes' } } });
+      const w = await watch(`/api/v1/namespaces/${ns}/secrets?watch=1&resourceVersion=${from}&fieldSelector=metadata.name%3Da&labelSelector=keep%3Dyes`);
+      expect((await w.next(1)).map(triple)).toEqual([['ADDED', 'a', a.metadata.resourceVersion]]);
+      await w.expectQuiet(200);
+    });
+  });
+
   describe('start position', () => {
     test.each([
       ['unset', ''],
