@@ -238,6 +238,8 @@ export class GenericStore {
 
   async delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteResult> {
     const key = this.keyFor(ctx.namespace, name);
+    // kube's delete handler runs mutating admission first, without the object.
+    await this.deps.admission.admit(ctx, this.attrs(ctx, 'DELETE', undefined, undefined, undefined, name));
     let existing: KubeObject;
     try {
       existing = await this.deps.storage.get(key);
@@ -446,6 +448,7 @@ export class GenericStore {
     object?: KubeObject,
     oldObject?: KubeObject,
     subresource = '',
+    name?: string,
   ): AdmissionAttributes {
     return {
       operation,
@@ -455,7 +458,7 @@ export class GenericStore {
       subresource,
       kind: this.def.kind,
       namespace: ctx.namespace,
-      name: object?.metadata.name ?? oldObject?.metadata.name ?? object?.metadata.generateName ?? '',
+      name: name ?? object?.metadata.name ?? oldObject?.metadata.name ?? object?.metadata.generateName ?? '',
       namespaced: this.def.namespaced,
       object,
       oldObject,

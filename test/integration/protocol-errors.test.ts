@@ -83,6 +83,13 @@ describe('404 NotFound', () => {
       failure(404, 'NotFound', 'namespaces "nope" not found', { name: 'nope', kind: 'namespaces' }),
     );
   });
+
+  test('creating an invalid object in a missing namespace: the namespace answers first (NamespaceLifecycle is mutating admission)', async () => {
+    expectStatus(
+      await srv.request('POST', '/api/v1/namespaces/nope/secrets', { body: secret('Not_A_Valid_Name') }),
+      failure(404, 'NotFound', 'namespaces "nope" not found', { name: 'nope', kind: 'namespaces' }),
+    );
+  });
 });
 
 describe('405 MethodNotAllowed', () => {

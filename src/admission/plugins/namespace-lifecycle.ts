@@ -1,6 +1,8 @@
 /**
  * kube's NamespaceLifecycle admission: no new content in a missing or terminating namespace,
- * and the system namespaces cannot be deleted.
+ * and the system namespaces cannot be deleted. A mutating plugin in kube (Admit), so it answers
+ * before the object is validated: a create in a missing namespace is 404 even when the object is
+ * also invalid.
  */
 import { KubeObject, errors, failureStatus, ApiError } from '../../api';
 import type { AdmissionPlugin } from '../interface';
@@ -13,7 +15,7 @@ export type NamespaceGetter = (name: string) => Promise<KubeObject | null>;
 export function namespaceLifecycle(getNamespace: NamespaceGetter): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
-    async validate(_ctx, a) {
+    async admit(_ctx, a) {
       if (a.operation === 'DELETE' && a.resource === 'namespaces' && immortalNamespaces.includes(a.name)) {
         throw errors.forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted');
       }
