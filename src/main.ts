@@ -145,6 +145,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     bindAddress: config.bindAddress,
     securePort: config.securePort,
     maxRequestsInFlight: config.maxRequestsInflight,
+    eventTtlSeconds: config.eventTtlSeconds,
     maxMutatingRequestsInFlight: config.maxMutatingRequestsInflight,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     disableHttp2: config.disableHttp2Serving,

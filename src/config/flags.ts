@@ -25,6 +25,8 @@ export interface ServerConfig {
   etcdKeyFile?: string;
   /** `--etcd-compaction-interval` in ms (default 5m); 0 disables compaction. */
   etcdCompactionIntervalMs: number;
+  /** `--event-ttl` in whole seconds (default 1h): how long an event lives after its last write. */
+  eventTtlSeconds: number;
   /** `--data-dir` (default `./.data`): embedded etcd data, certs, kubeconfig, generated tokens. */
   dataDir: string;
   /** `--bind-address` (default `0.0.0.0`). */
@@ -76,6 +78,7 @@ interface ParsedFlags {
   etcdCertFile: string;
   etcdKeyFile: string;
   etcdCompactionIntervalMs: number;
+  eventTtlMs: number;
   dataDir: string;
   bindAddress: string;
   securePort: number;
@@ -108,6 +111,7 @@ function defaults(): ParsedFlags {
     etcdCertFile: '',
     etcdKeyFile: '',
     etcdCompactionIntervalMs: DEFAULT_COMPACTION_INTERVAL_MS,
+    eventTtlMs: 3_600_000,
     dataDir: './.data',
     bindAddress: '0.0.0.0',
     securePort: 6443,
@@ -249,6 +253,11 @@ const FLAGS: readonly FlagSpec<ParsedFlags>[] = [
     },
   },
   {
+    name: 'event-ttl', typeName: 'duration', defaultText: '1h0m0s',
+    help: 'Amount of time to retain events.',
+    set: (p, v) => { p.eventTtlMs = parseDurationValue(v); },
+  },
+  {
     name: 'feature-gates', typeName: 'mapStringBool', defaultText: '',
     help: 'A set of key=value pairs that describe feature gates for alpha/experimental features.',
     set: (p, v) => parseFeatureGates(v, p.featureGates),
@@ -332,6 +341,7 @@ function validate(p: ParsedFlags): void {
   }
   if (p.requestTimeoutMs < 0) throw new FlagError('--request-timeout can not be negative value');
   if (p.etcdCompactionIntervalMs < 0) throw new FlagError('--etcd-compaction-interval can not be negative value');
+  if (p.eventTtlMs <= 0) throw new FlagError('--event-ttl must be greater than 0');
   if ((p.tlsCertFile === '') !== (p.tlsPrivateKeyFile === '')) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be specified together');
   }
@@ -370,6 +380,8 @@ export function parseFlags(argv: readonly string[], opts: ParseFlagsOptions = {}
     etcdCertFile: optionalPath(p.etcdCertFile),
     etcdKeyFile: optionalPath(p.etcdKeyFile),
     etcdCompactionIntervalMs: p.etcdCompactionIntervalMs,
+    // kube passes uint64(EventTTL.Seconds()): whole seconds.
+    eventTtlSeconds: Math.floor(p.eventTtlMs / 1000),
     dataDir,
     bindAddress: p.bindAddress,
     securePort: p.securePort,

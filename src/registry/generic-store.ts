@@ -169,7 +169,7 @@ export class GenericStore {
       }
       const name = obj.metadata.name ?? '';
       try {
-        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun });
+        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun, ttlSeconds: this.def.ttlSeconds });
       } catch (e) {
         if (isStorageError(e, 'KeyExists')) {
           if (!generated) throw errors.alreadyExists(this.gr, name);
@@ -201,6 +201,7 @@ export class GenericStore {
       result = await this.deps.storage.guaranteedUpdate(key, {
         createIfMissing,
         dryRun: ctx.dryRun,
+        ttlSeconds: this.def.ttlSeconds,
         tryUpdate: async (current) => {
           if (!current) {
             const obj = await updated(null);

@@ -90,4 +90,6 @@ export interface ResourceDefinition {
   returnDeletedObject: boolean;
   /** Fields main-resource writes reset (kube's GetResetFields, e.g. status): never owned by a field manager. */
   resetFields?: string[][];
+  /** kube's TTLFunc: each create or update gives the object this long to live in etcd, seconds (events: --event-ttl). */
+  ttlSeconds?: number;
 }

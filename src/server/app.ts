@@ -46,6 +46,8 @@ export interface ApiServerOptions {
   resourceQuotaSyncPeriodMs?: number;
   /** A watch whose unsent backlog passes this many bytes is disconnected (default 16 MiB). */
   watchBufferBytes?: number;
+  /** `--event-ttl` in seconds (default 3600): how long an event lives after its last write. */
+  eventTtlSeconds?: number;
   /** `--http2-max-streams-per-connection` (kube-apiserver's default 1000; 0 = kube's fallback, 100). */
   http2MaxStreamsPerConnection?: number;
   /** `--disable-http2-serving`: serve HTTP/1.1 only (default false: ALPN offers h2 and http/1.1). */
@@ -86,7 +88,8 @@ export class ApiServer {
       }),
     ]);
     this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission });
-    for (const def of builtinResources) this.registry.add(def);
+    const eventTtlSeconds = opts.eventTtlSeconds ?? 3600;
+    for (const def of builtinResources) this.registry.add(def.group === '' && def.resource === 'events' ? { ...def, ttlSeconds: eventTtlSeconds } : def);
     this.namespaceController = new NamespaceController({
       registry: this.registry,
       onError: (e) => opts.logger.warn('namespace controller', { error: (e as Error).message }),

@@ -75,7 +75,15 @@ export interface WatchSink {
   closed(): void;
 }
 
+export interface CreateOptions {
+  dryRun?: boolean;
+  /** Time to live in etcd, seconds (kube's TTLFunc, e.g. --event-ttl for events); the key is deleted when it ends. */
+  ttlSeconds?: number;
+}
+
 export interface UpdateOptions {
+  /** As CreateOptions.ttlSeconds: every write of the object starts its time to live again. */
+  ttlSeconds?: number;
   /**
    * The object as the watch cache holds it (kube's cachedExistingObject): the first attempt runs on
    * it, the txn's compare checks it is still current. Ignored for dry runs, which read etcd.
@@ -102,7 +110,7 @@ export interface DeleteOptions {
 
 export interface Storage {
   /** Creates `key` if absent (KeyExists otherwise). Returns the stored object with its resourceVersion. */
-  create(key: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
+  create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject>;
   /** Reads one object (KeyNotFound when absent), as fresh as `consistency` asks (default latest). */
   get(key: string, opts?: { consistency?: ReadConsistency }): Promise<KubeObject>;
   /** kube's GuaranteedUpdate: read-modify-CAS, retried on conflict. Returns the stored object; `created` for create-on-update. */

@@ -59,6 +59,8 @@ export interface TestServerOptions {
   token?: string;
   /** The watch back-pressure bound (default 16 MiB). */
   watchBufferBytes?: number;
+  /** --event-ttl in seconds (default 3600). */
+  eventTtlSeconds?: number;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -78,6 +80,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     bindAddress: '127.0.0.1',
     securePort: opts.port ?? 0,
     watchBufferBytes: opts.watchBufferBytes,
+    eventTtlSeconds: opts.eventTtlSeconds,
   });
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;

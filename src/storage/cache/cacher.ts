@@ -11,6 +11,7 @@ import { withRevision } from '../revision';
 import type { EtcdStore } from '../etcd/etcd-store';
 import type { FeedEvent } from '../etcd/etcd-feed';
 import type {
+  CreateOptions,
   DeleteOptions,
   ListOptions,
   ListResult,
@@ -72,7 +73,7 @@ export class Cacher implements Storage {
 
   // ---- writes go to etcd; the feed brings them back into the cache ----
 
-  create(key: string, obj: KubeObject, o?: { dryRun?: boolean }): Promise<KubeObject> {
+  create(key: string, obj: KubeObject, o?: CreateOptions): Promise<KubeObject> {
     return this.opts.etcd.create(key, obj, o);
   }
 

@@ -10,6 +10,7 @@ import { KubeObject, cloneJson } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError, watchErrorStatus } from '../errors';
 import {
+  CreateOptions,
   DeleteOptions,
   ListOptions,
   ListResult,
@@ -27,6 +28,7 @@ import { toStorageError } from './etcd-errors';
 import { watchPrefix } from './etcd-watch';
 import { Feed, FeedListener, watchKeyspace } from './etcd-feed';
 import { Compactor, CompactorOptions } from './compactor';
+import { LeaseManager } from './lease-manager';
 
 export interface EtcdStoreOptions {
   endpoints: string[];
@@ -51,6 +53,7 @@ interface Current {
 
 export class EtcdStore implements Storage {
   private readonly client: Etcd3;
+  private readonly leases: LeaseManager;
   private readonly codec: StorageCodec;
   private readonly transformer: Transformer;
   private readonly futureRevisionWaitMs: number;
@@ -81,19 +84,21 @@ export class EtcdStore implements Storage {
         watchBackoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 }) as never,
       },
     });
+    this.leases = new LeaseManager(this.client);
   }
 
-  async create(key: string, obj: KubeObject, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+  async create(key: string, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const plain = this.codec.encode(obj);
     if (opts.dryRun) {
       if (await this.readCurrent(key)) throw keyExists(key);
       return obj;
     }
     const value = await this.transformer.toStorage(plain, key);
+    const lease = await this.leaseFor(key, opts.ttlSeconds);
     const resp = await this.call(key, () =>
       this.client.kv.txn({
         compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: 0 }],
-        success: [{ request_put: { key: Buffer.from(key), value } }],
+        success: [{ request_put: { key: Buffer.from(key), value, lease } }],
         failure: [],
       }),
     );
@@ -149,12 +154,13 @@ export class EtcdStore implements Storage {
         return { object: cur ? withRevision(next, cur.modRevision) : next, created: !cur };
       }
       const value = await this.transformer.toStorage(plain, key);
+      const lease = await this.leaseFor(key, opts.ttlSeconds);
       const resp = await this.call(key, () =>
         this.client.kv.txn({
           compare: [
             { key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: String(cur?.modRevision ?? 0n) },
           ],
-          success: [{ request_put: { key: Buffer.from(key), value } }],
+          success: [{ request_put: { key: Buffer.from(key), value, lease } }],
           failure: [{ request_range: { key: Buffer.from(key) } }],
         }),
       );
@@ -369,6 +375,12 @@ export class EtcdStore implements Storage {
       }
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /** The etcd lease a write with a time to live attaches to ('0', none, without one). */
+  private async leaseFor(key: string, ttlSeconds: number | undefined): Promise<string> {
+    if (!ttlSeconds) return '0';
+    return this.call(key, () => this.leases.leaseFor(ttlSeconds));
   }
 
   private async readCurrent(key: string): Promise<Current | null> {

@@ -24,6 +24,7 @@ describe('parseFlags defaults', () => {
       etcdCertFile: undefined,
       etcdKeyFile: undefined,
       etcdCompactionIntervalMs: 300_000,
+      eventTtlSeconds: 3600,
       dataDir: '/srv/apiserver/.data',
       bindAddress: '0.0.0.0',
       securePort: 6443,
@@ -97,6 +98,9 @@ describe('parseFlags values', () => {
     [['--etcd-compaction-interval=0'], { etcdCompactionIntervalMs: 0 }],
     [['--etcd-compaction-interval', '1h30m'], { etcdCompactionIntervalMs: 5_400_000 }],
     [['--request-timeout=30s'], { requestTimeoutMs: 30_000 }],
+    [[], { eventTtlSeconds: 3600 }],
+    [['--event-ttl=90m'], { eventTtlSeconds: 5400 }],
+    [['--event-ttl=1500ms'], { eventTtlSeconds: 1 }],
     [['--max-requests-inflight=0', '--max-mutating-requests-inflight=5'], { maxRequestsInflight: 0, maxMutatingRequestsInflight: 5 }],
     [['--watch-cache'], { watchCache: true }],
     [['--watch-cache=false'], { watchCache: false }],
@@ -179,6 +183,8 @@ describe('parseFlags errors (pflag wording)', () => {
     [['--request-timeout=10'], 'invalid argument "10" for "--request-timeout" flag: time: missing unit in duration "10"'],
     [['--request-timeout=1d'], 'invalid argument "1d" for "--request-timeout" flag: time: unknown unit "d" in duration "1d"'],
     [['--etcd-compaction-interval=x'], 'invalid argument "x" for "--etcd-compaction-interval" flag: time: invalid duration "x"'],
+    [['--event-ttl=0'], '--event-ttl must be greater than 0'],
+    [['--event-ttl=-1h'], '--event-ttl must be greater than 0'],
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
     [['--etcd-servers=ftp://e:2379'], 'invalid argument "ftp://e:2379" for "--etcd-servers" flag: unsupported scheme "ftp" (want http or https)'],
     [['--etcd-servers=http://a:1,'], 'invalid argument "http://a:1," for "--etcd-servers" flag: parse "": invalid URI for request'],
@@ -252,7 +258,7 @@ describe('usage', () => {
       .split('\n')
       .map((l) => /^\s+(?:-\w, )?--([a-z-]+)/.exec(l)?.[1])
       .filter((n): n is string => n !== undefined);
-    expect(names).toHaveLength(24);
+    expect(names).toHaveLength(25);
     expect(names).toEqual([...names].sort());
   });
 });
