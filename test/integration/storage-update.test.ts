@@ -152,3 +152,21 @@ test('a dry run ignores the cached copy and reads etcd', async () => {
   expect(seen).toEqual([{ a: 'eQ==' }]);
   expect((await store.get(key)).data).toEqual({ a: 'eQ==' });
 });
+
+test('an unchanged update still writes a value the transformer reports stale (kube rewrites it with the current key)', async () => {
+  const staleStore = new EtcdStore({
+    endpoints: etcd.endpoints,
+    transformer: { toStorage: async (data) => data, fromStorage: async (data) => ({ data, stale: true }) },
+  });
+  try {
+    const { key, obj } = await stored('eA==');
+    const unchanged = (cur: KubeObject | null) => cur as KubeObject;
+    const rewritten = await staleStore.guaranteedUpdate(key, { tryUpdate: unchanged });
+    expect(BigInt(rewritten.object.metadata.resourceVersion ?? '0')).toBeGreaterThan(BigInt(obj.metadata.resourceVersion ?? '0'));
+    // Through the plain store the same unchanged update is no write.
+    const kept = await store.guaranteedUpdate(key, { tryUpdate: unchanged });
+    expect(kept.object.metadata.resourceVersion).toBe(rewritten.object.metadata.resourceVersion);
+  } finally {
+    await staleStore.close();
+  }
+});

@@ -49,6 +49,8 @@ interface Current {
   object: KubeObject;
   plain: Buffer;
   modRevision: bigint;
+  /** The transformer asked for a rewrite (e.g. an old encryption key): an unchanged update still writes. */
+  stale?: boolean;
 }
 
 export class EtcdStore implements Storage {
@@ -144,11 +146,13 @@ export class EtcdStore implements Storage {
       }
       const plain = this.codec.encode(next);
       if (cur && plain.equals(cur.plain)) {
-        if (isCurrent) return { object: cur.object, created: false };
-        cur = await this.readCurrent(key);
-        isCurrent = true;
-        if (cur && plain.equals(cur.plain)) return { object: cur.object, created: false };
-        continue;
+        if (!isCurrent) {
+          cur = await this.readCurrent(key);
+          isCurrent = true;
+          if (!cur || !plain.equals(cur.plain)) continue;
+        }
+        // kube: a stale value (the transformer wants it rewritten) is written even when unchanged.
+        if (!cur.stale) return { object: cur.object, created: false };
       }
       if (opts.dryRun) {
         return { object: cur ? withRevision(next, cur.modRevision) : next, created: !cur };
@@ -392,8 +396,8 @@ export class EtcdStore implements Storage {
     const kv = resp?.kvs[0];
     if (!kv) return null;
     const modRevision = BigInt(kv.mod_revision);
-    const { data } = await this.transformer.fromStorage(kv.value, key);
-    return { object: this.decodePlain(key, data, modRevision), plain: data, modRevision };
+    const { data, stale } = await this.transformer.fromStorage(kv.value, key);
+    return { object: this.decodePlain(key, data, modRevision), plain: data, modRevision, stale };
   }
 
   private async decode(kv: IKeyValue, revision?: bigint): Promise<KubeObject> {
