@@ -101,7 +101,12 @@ export function splitPemCertificates(pem: string): string[] {
 }
 
 async function loadOperatorCertificates(certFile: string, keyFile: string): Promise<ServingCertificates> {
-  const [certPem, key] = await Promise.all([fs.readFile(certFile, 'utf8'), fs.readFile(keyFile, 'utf8')]);
+  // Read together, but a failure reports the certificate first, as Go's tls.LoadX509KeyPair does.
+  const [certRead, keyRead] = await Promise.allSettled([fs.readFile(certFile, 'utf8'), fs.readFile(keyFile, 'utf8')]);
+  if (certRead.status === 'rejected') throw certRead.reason;
+  if (keyRead.status === 'rejected') throw keyRead.reason;
+  const certPem = certRead.value;
+  const key = keyRead.value;
   const blocks = splitPemCertificates(certPem);
   const first = blocks[0];
   const last = blocks[blocks.length - 1];
@@ -122,7 +127,12 @@ async function loadOperatorCertificates(certFile: string, keyFile: string): Prom
 /** Reads a cert/key pair; undefined if either is missing, unparsable, or they don't match. */
 async function loadPair(certFile: string, keyFile: string): Promise<Pair | undefined> {
   try {
-    const [certPem, key] = await Promise.all([fs.readFile(certFile, 'utf8'), fs.readFile(keyFile, 'utf8')]);
+    // Read together, but a failure reports the certificate first, as Go's tls.LoadX509KeyPair does.
+  const [certRead, keyRead] = await Promise.allSettled([fs.readFile(certFile, 'utf8'), fs.readFile(keyFile, 'utf8')]);
+  if (certRead.status === 'rejected') throw certRead.reason;
+  if (keyRead.status === 'rejected') throw keyRead.reason;
+  const certPem = certRead.value;
+  const key = keyRead.value;
     const block = splitPemCertificates(certPem)[0];
     if (block === undefined) return undefined;
     const cert = new X509Certificate(block);
