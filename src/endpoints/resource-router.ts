@@ -13,6 +13,7 @@ import { watchHandler } from './handlers/watch';
 import type { ApplyTypes } from '../apply';
 import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
+import type { WatchFrameFlusher } from './watch-frames';
 import type { RequestInfo } from './request-info';
 import type { HandlerScope, VerbHandler } from './scope';
 
@@ -36,6 +37,7 @@ export interface ResourceRouterDeps {
   /** Given only while CBORServingAndStorage is on. */
   cbor?: CborSerializer;
   encodings: EncodingCache;
+  watchFrames: WatchFrameFlusher;
   applyTypes: ApplyTypes;
   watchBufferBytes: number;
   streams: Set<Promise<void>>;
@@ -82,6 +84,7 @@ export async function serveResource(
     protobuf: deps.protobuf,
     cbor: deps.cbor,
     encodings: deps.encodings,
+    watchFrames: deps.watchFrames,
     applyTypes: deps.applyTypes,
     watchBufferBytes: deps.watchBufferBytes,
     streams: deps.streams,

@@ -1,5 +1,5 @@
 /** Writing API objects, lists and Status bodies with negotiation, pretty printing and warnings. */
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiError, KubeList, KubeObject, Status, errors, hasSharedItems } from '../api';
 import { GenericStore, IncludeObject, toTable } from '../registry';
 import { CborSerializer, encodeBody } from './codec';
@@ -34,12 +34,13 @@ export function includeObjectParam(s: HandlerScope): IncludeObject {
   throw errors.badRequest(`unrecognized includeObject value: "${v}"`);
 }
 
-function prettyOutput(s: HandlerScope, target: ResponseTarget): boolean {
-  return !!target.pretty || isPrettyPrint(s.query.pretty, s.req.headers['user-agent']);
+/** Indented JSON: the accepted media type's pretty=1, else kube's isPrettyPrint of the request. */
+function prettyOutput(req: Request | undefined, target: { pretty?: boolean }): boolean {
+  return !!target.pretty || isPrettyPrint(req?.query?.pretty, req?.headers['user-agent']);
 }
 
 function send(s: HandlerScope, code: number, target: ResponseTarget, body: unknown): void {
-  sendEncoded(s, code, target, encodeBody(body, target.format, prettyOutput(s, target), s.protobuf, s.cbor));
+  sendEncoded(s, code, target, encodeBody(body, target.format, prettyOutput(s.req, target), s.protobuf, s.cbor));
 }
 
 function sendEncoded(s: HandlerScope, code: number, target: ResponseTarget, bytes: Buffer): void {
@@ -94,7 +95,7 @@ export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Sta
  */
 export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)): void {
   const items = list.items;
-  if (!target.as && target.format === 'json' && !prettyOutput(s, target) && hasSharedItems(items) && s.encodings.fitsListItemMemo(items.length)) {
+  if (!target.as && target.format === 'json' && !prettyOutput(s.req, target) && hasSharedItems(items) && s.encodings.fitsListItemMemo(items.length)) {
     sendEncoded(s, 200, target, encodeJsonList(list, (item) => s.encodings.listItemJsonOf(item)));
     return;
   }
@@ -131,8 +132,7 @@ export function writeError(res: Response, err: ApiError, warnings: string[] = []
   writeWarnings(res, warnings);
   for (const [k, v] of Object.entries(err.headers())) res.setHeader(k, v);
   const target = errorTarget(res);
-  const pretty = !!target.pretty || isPrettyPrint(res.req?.query?.pretty, res.req?.headers['user-agent']);
-  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, pretty, undefined, cborOf(res)));
+  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, prettyOutput(res.req, target), undefined, cborOf(res)));
 }
 
 function cborOf(res: Response): CborSerializer | undefined {

@@ -5,6 +5,7 @@ import type { SchemaRegistry } from '../registry/schema';
 import type { ApplyTypes } from '../apply';
 import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
+import type { WatchFrameFlusher } from './watch-frames';
 import type { RequestInfo } from './request-info';
 
 export interface HandlerScope {
@@ -21,6 +22,8 @@ export interface HandlerScope {
   cbor?: CborSerializer;
   /** Per-server memo of watch event encodings (shared by every watcher). */
   encodings: EncodingCache;
+  /** Per-server writer of every watch's queued frames, once per event-loop turn. */
+  watchFrames: WatchFrameFlusher;
   /** Per-server cache of the types server-side apply compiles from the schemas. */
   applyTypes: ApplyTypes;
   /** A watch whose unsent backlog passes this many bytes is disconnected (the client relists). */

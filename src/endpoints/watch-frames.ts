@@ -3,8 +3,8 @@
  *
  * Fanning one event out to thousands of watchers is a write per watcher, so that write is kept to
  * the bare minimum and shared work is done once:
- * - Frames are queued per watch and written once per event-loop turn (one shared setImmediate for
- *   every watch). Events that arrive together (one etcd watch response, a burst of initial events,
+ * - Frames are queued per watch and written once per event-loop turn (one setImmediate per server,
+ *   WatchFrameFlusher, for every watch). Events that arrive together (one etcd watch response, a burst of initial events,
  *   a backlog after a pause) leave as one write, so a server that falls behind catches up with
  *   fewer, larger writes instead of drowning in small ones. Within a turn, watchers that queued
  *   the same frames share one joined buffer.
@@ -36,7 +36,11 @@ class Batch {
   private joinedBytes?: Buffer;
   private chunkBytes?: Buffer;
 
-  constructor(readonly frames: readonly Buffer[]) {}
+  constructor(
+    readonly frames: readonly Buffer[],
+    /** Chunks of single frames, kept beyond the turn: every later watcher sent the same event reuses its chunk. */
+    private readonly singleChunks: WeakMap<Buffer, Buffer>,
+  ) {}
 
   joined(): Buffer {
     if (!this.joinedBytes) this.joinedBytes = this.frames.length === 1 ? (this.frames[0] as Buffer) : Buffer.concat(this.frames as Buffer[]);
@@ -45,32 +49,30 @@ class Batch {
 
   chunk(): Buffer {
     if (!this.chunkBytes) {
-      // A single frame's chunk outlives the turn: every later watcher sent the same event reuses it.
       const single = this.frames.length === 1 ? (this.frames[0] as Buffer) : undefined;
-      this.chunkBytes = single ? singleFrameChunk(single) : chunkOf(this.joined());
+      if (!single) this.chunkBytes = chunkOf(this.joined());
+      else {
+        this.chunkBytes = this.singleChunks.get(single) ?? chunkOf(single);
+        this.singleChunks.set(single, this.chunkBytes);
+      }
     }
     return this.chunkBytes;
   }
 }
 
-const singleChunks = new WeakMap<Buffer, Buffer>();
-
-function singleFrameChunk(frame: Buffer): Buffer {
-  let c = singleChunks.get(frame);
-  if (!c) singleChunks.set(frame, (c = chunkOf(frame)));
-  return c;
-}
 
 /** The batches of one turn, found by their first frame and then compared frame by frame. */
 class TurnBatches {
   private readonly byFirst = new Map<Buffer, Batch[]>();
+
+  constructor(private readonly singleChunks: WeakMap<Buffer, Buffer>) {}
 
   batchOf(frames: Buffer[]): Batch {
     const first = frames[0] as Buffer;
     let candidates = this.byFirst.get(first);
     if (!candidates) this.byFirst.set(first, (candidates = []));
     for (const b of candidates) if (sameFrames(b.frames, frames)) return b;
-    const b = new Batch(frames);
+    const b = new Batch(frames, this.singleChunks);
     candidates.push(b);
     return b;
   }
@@ -118,25 +120,30 @@ function frameSink(req: Request, res: Response): FrameSink {
   };
 }
 
-let due: WatchFrameQueue[] = [];
+/** The server's one flush of every watch queue with frames, once per event-loop turn. */
+export class WatchFrameFlusher {
+  private due: WatchFrameQueue[] = [];
+  readonly singleChunks = new WeakMap<Buffer, Buffer>();
 
-function scheduleFlush(q: WatchFrameQueue): void {
-  if (due.length === 0) setImmediate(flushDue);
-  due.push(q);
-}
+  schedule(q: WatchFrameQueue): void {
+    if (this.due.length === 0) setImmediate(() => this.flushDue());
+    this.due.push(q);
+  }
 
-function flushDue(): void {
-  const queues = due;
-  due = [];
-  const turn = new TurnBatches();
-  for (const q of queues) q.flush(turn);
+  private flushDue(): void {
+    const queues = this.due;
+    this.due = [];
+    const turn = new TurnBatches(this.singleChunks);
+    for (const q of queues) q.flush(turn);
+  }
 }
 
 /**
  * The frames of one watch response not yet written. While the connection's buffer is full the
  * frames wait here, as references to the shared frames rather than copies in the connection, and
- * leave as one write when it drains: the HTTP/2 layer then never holds more than about a buffer's
- * worth per stream, so a slow reader cannot make it build one huge write that blocks the server.
+ * leave as one write when it drains. (On HTTP/2 that is the stream's buffer: a stream's write is
+ * done once the session has framed it, so bytes framed but unread by the peer sit on the
+ * session's socket, out of this queue's sight; bench/RESULTS.md tells what that costs.)
  * `onBacklog` is told the bytes not yet sent after each write and each frame queued behind a full
  * connection (the watch cuts off a reader that falls too far behind).
  */
@@ -148,6 +155,7 @@ export class WatchFrameQueue {
   private readonly sink: FrameSink;
 
   constructor(
+    private readonly flusher: WatchFrameFlusher,
     req: Request,
     res: Response,
     private readonly onBacklog: (unsentBytes: number) => void,
@@ -156,7 +164,7 @@ export class WatchFrameQueue {
   }
 
   push(frame: Buffer): void {
-    if (this.pending.length === 0 && !this.blocked) scheduleFlush(this);
+    if (this.pending.length === 0 && !this.blocked) this.flusher.schedule(this);
     this.pending.push(frame);
     this.pendingBytes += frame.length;
     if (this.blocked) this.onBacklog(this.pendingBytes + this.sink.unsent());
@@ -171,12 +179,12 @@ export class WatchFrameQueue {
     const frames = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    const accepted = this.sink.write(turn ? turn.batchOf(frames) : new Batch(frames));
+    const accepted = this.sink.write(turn ? turn.batchOf(frames) : new Batch(frames, this.flusher.singleChunks));
     if (!accepted && !this.blocked) {
       this.blocked = true;
       this.sink.onceDrained(() => {
         this.blocked = false;
-        if (this.pending.length) scheduleFlush(this);
+        if (this.pending.length) this.flusher.schedule(this);
       });
     }
     this.onBacklog(this.sink.unsent());

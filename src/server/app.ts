@@ -18,6 +18,7 @@ import { BytePath, ByteFieldSchema, CborCodec, byteFieldPaths } from '../storage
 import { ProtobufCodec } from '../storage/codec/protobuf-codec';
 import { FeatureGates } from '../config';
 import { EncodingCache } from '../endpoints/encoding-cache';
+import { WatchFrameFlusher } from '../endpoints/watch-frames';
 import { defaultWatchBufferBytes } from '../endpoints/handlers/watch';
 import { ApplySchema, ApplyTypes } from '../apply';
 import { errorHandler } from './filters/error-handler';
@@ -138,6 +139,7 @@ export class ApiServer {
         protobuf,
         cbor,
         encodings: new EncodingCache(),
+        watchFrames: new WatchFrameFlusher(),
         applyTypes: new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined),
         watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
         streams: this.streams,

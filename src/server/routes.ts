@@ -15,6 +15,7 @@ import { CborSerializer, ProtobufSerializer, encodeBody } from '../endpoints/cod
 import { OpenApiDocuments } from '../endpoints/openapi-documents';
 import { isPrettyPrint } from '../endpoints/negotiation';
 import { EncodingCache } from '../endpoints/encoding-cache';
+import type { WatchFrameFlusher } from '../endpoints/watch-frames';
 import type { ApplyTypes } from '../apply';
 import type { RequestInfo } from '../endpoints/request-info';
 import { serveResource } from '../endpoints/resource-router';
@@ -32,6 +33,7 @@ export interface RouteDeps {
   /** Only while CBORServingAndStorage is on. */
   cbor?: CborSerializer;
   encodings: EncodingCache;
+  watchFrames: WatchFrameFlusher;
   applyTypes: ApplyTypes;
   watchBufferBytes: number;
   streams: Set<Promise<void>>;

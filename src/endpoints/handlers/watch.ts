@@ -53,7 +53,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
     // A client that cannot keep up is cut off rather than buffered for without bound.
-    frames = new WatchFrameQueue(req, res, (unsent) => {
+    frames = new WatchFrameQueue(s.watchFrames, req, res, (unsent) => {
       if (unsent > s.watchBufferBytes) end();
     });
   };

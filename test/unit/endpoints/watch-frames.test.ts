@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
-import { WatchFrameQueue, chunkOf } from '../../../src/endpoints/watch-frames';
+import { WatchFrameFlusher, WatchFrameQueue, chunkOf } from '../../../src/endpoints/watch-frames';
 
 describe('chunkOf', () => {
   it.each([
@@ -41,12 +41,16 @@ function fakeResponse(protocol: 'h1' | 'h2' | 'h1.0') {
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe('WatchFrameQueue', () => {
+  let flusher: WatchFrameFlusher;
+  beforeEach(() => {
+    flusher = new WatchFrameFlusher();
+  });
   const a = Buffer.from('{"type":"ADDED"}\n');
   const b = Buffer.from('{"type":"MODIFIED"}\n');
 
   it('writes the frames queued in one turn as one write, after the turn', async () => {
     const { req, res, writes } = fakeResponse('h2');
-    const q = new WatchFrameQueue(req, res, () => undefined);
+    const q = new WatchFrameQueue(flusher, req, res, () => undefined);
     q.push(a);
     q.push(b);
     expect(writes).toHaveLength(0);
@@ -60,8 +64,8 @@ describe('WatchFrameQueue', () => {
   it('sends an HTTP/1.1 batch as one chunk, and shares it between watches that queued the same frames', async () => {
     const one = fakeResponse('h1');
     const two = fakeResponse('h1');
-    const q1 = new WatchFrameQueue(one.req, one.res, () => undefined);
-    const q2 = new WatchFrameQueue(two.req, two.res, () => undefined);
+    const q1 = new WatchFrameQueue(flusher, one.req, one.res, () => undefined);
+    const q2 = new WatchFrameQueue(flusher, two.req, two.res, () => undefined);
     for (const q of [q1, q2]) {
       q.push(a);
       q.push(b);
@@ -73,7 +77,7 @@ describe('WatchFrameQueue', () => {
 
   it('reuses a single frame’s chunk across turns', async () => {
     const one = fakeResponse('h1');
-    const q = new WatchFrameQueue(one.req, one.res, () => undefined);
+    const q = new WatchFrameQueue(flusher, one.req, one.res, () => undefined);
     q.push(a);
     await nextTurn();
     q.push(a);
@@ -85,7 +89,7 @@ describe('WatchFrameQueue', () => {
   it('flush() writes at once (a watch ending), and the turn then has nothing left to write', async () => {
     const { req, res, writes } = fakeResponse('h1.0');
     let checked = 0;
-    const q = new WatchFrameQueue(req, res, () => checked++);
+    const q = new WatchFrameQueue(flusher, req, res, () => checked++);
     q.push(a);
     q.flush();
     expect(writes).toEqual([a]);
@@ -99,7 +103,7 @@ describe('WatchFrameQueue', () => {
     const { req, res, sink } = fakeResponse('h2');
     sink.writableLength = 42;
     const seen: number[] = [];
-    const q = new WatchFrameQueue(req, res, (unsent) => seen.push(unsent));
+    const q = new WatchFrameQueue(flusher, req, res, (unsent) => seen.push(unsent));
     q.push(a);
     await nextTurn();
     expect(seen).toEqual([42]);
@@ -108,7 +112,7 @@ describe('WatchFrameQueue', () => {
   it('writes nothing to a connection already gone', async () => {
     const { req, res, writes, sink } = fakeResponse('h2');
     sink.destroyed = true;
-    const q = new WatchFrameQueue(req, res, () => undefined);
+    const q = new WatchFrameQueue(flusher, req, res, () => undefined);
     q.push(a);
     await nextTurn();
     expect(writes).toHaveLength(0);
@@ -117,7 +121,7 @@ describe('WatchFrameQueue', () => {
   it('holds frames while the connection is full and writes them as one batch when it drains', async () => {
     const { req, res, writes, sink } = fakeResponse('h2');
     const backlog: number[] = [];
-    const q = new WatchFrameQueue(req, res, (unsent) => backlog.push(unsent));
+    const q = new WatchFrameQueue(flusher, req, res, (unsent) => backlog.push(unsent));
     sink.full = true;
     sink.writableLength = 100;
     q.push(a);
@@ -137,7 +141,7 @@ describe('WatchFrameQueue', () => {
 
   it('flush() writes even to a full connection (the watch is ending)', async () => {
     const { req, res, writes, sink } = fakeResponse('h1');
-    const q = new WatchFrameQueue(req, res, () => undefined);
+    const q = new WatchFrameQueue(flusher, req, res, () => undefined);
     sink.full = true;
     q.push(a);
     await nextTurn();
