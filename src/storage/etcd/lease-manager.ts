@@ -49,7 +49,6 @@ export class LeaseManager {
         this.attached++;
         return this.prevId;
       }
-      if (this.granting) continue;
       let done = (): void => undefined;
       this.granting = new Promise<void>((r) => (done = r));
       try {
