@@ -129,7 +129,7 @@ describe('406 and 415', () => {
     expect(r.status).toBe(415);
     const body = r.json();
     expect(body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'UnsupportedMediaType', code: 415 });
-    // kube also lists application/apply-patch+yaml (server-side apply is not served yet).
+    // The list goes on with application/apply-patch+yaml, as kube's.
     expect(body.message).toMatch(
       /^the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/strategic-merge-patch\+json/,
     );

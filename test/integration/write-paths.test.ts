@@ -73,6 +73,22 @@ test('apply without fieldManager over HTTP is 422 on PatchOptions; managedFields
   expect(force.json().message).toBe('PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
 });
 
+test('a repeated key in an apply body: the last wins; Strict is 400 and Warn a warning, after the apply, as kube', async () => {
+  const path_ = (v: string) => `/api/v1/namespaces/${ns}/configmaps/dup?fieldManager=m&fieldValidation=${v}`;
+  const headers = { 'content-type': 'application/apply-patch+yaml' };
+  const body = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: dup', 'data:', '  a: "1"', '  a: "2"', ''].join('\n');
+  const strict = await srv.request('PATCH', path_('Strict'), { body, headers });
+  expect(strict.status).toBe(400);
+  expect(strict.json().message).toBe('error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+  const warned = await srv.request('PATCH', path_('Warn'), { body, headers });
+  expect(warned.status).toBe(201);
+  expect(warned.json().data).toEqual({ a: '2' });
+  expect(warned.headers.warning).toBe('299 - "line 7: key \\"a\\" already set in map"');
+  const ignored = await srv.request('PATCH', path_('Ignore'), { body, headers });
+  expect(ignored.status).toBe(200);
+  expect(ignored.headers.warning).toBeUndefined();
+});
+
 test('patch --type json|merge|strategic, label and annotate record their managers', async () => {
   expect((await k(['apply', '-f', '-'], cm('p', { a: '1' }))).code).toBe(0);
   expect(await k(['-n', ns, 'patch', 'cm', 'p', '--type', 'json', '-p', '[{"op":"add","path":"/data/j","value":"J"}]'])).toMatchObject({

@@ -5,6 +5,7 @@ import { applyPatch, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
+import { yamlWithDuplicates } from '../duplicate-fields';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, parseDryRun, parseFieldValidation } from './write-options';
 
@@ -34,8 +35,10 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
 
   if (type === 'application/apply-patch+yaml') {
     let config: unknown;
+    let duplicates: string[];
     try {
-      config = yaml.load(raw, { schema: yaml.JSON_SCHEMA });
+      // A repeated key is no decode error (the last wins); strict decoding reports it below.
+      ({ value: config, duplicates } = yamlWithDuplicates(raw, (text, json) => yaml.load(text, { schema: yaml.JSON_SCHEMA, json })));
     } catch (e) {
       throw errors.badRequest(`error decoding YAML: ${(e as Error).message.split('\n')[0]}`);
     }
@@ -45,7 +48,13 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
       s.ctx,
       s.info.name,
       (current) => {
-        const obj = admitObject(s, serverSideApply(s, current, config as Record<string, unknown>), validation);
+        const applied = serverSideApply(s, current, config as Record<string, unknown>);
+        // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
+        if (duplicates.length && validation === 'Strict') {
+          throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+        }
+        if (validation === 'Warn') s.ctx.warnings.push(...duplicates);
+        const obj = admitObject(s, applied, validation);
         checkName(s, obj);
         return obj;
       },
