@@ -74,9 +74,9 @@ test('apply without fieldManager over HTTP is 422 on PatchOptions; managedFields
 });
 
 test('a repeated key in an apply body: the last wins; Strict is 400 and Warn a warning, after the apply, as kube', async () => {
-  const path_ = (v: string) => `/api/v1/namespaces/${ns}/configmaps/dup?fieldManager=m&fieldValidation=${v}`;
+  const path_ = (v: string) => `/api/v1/namespaces/${ns}/configmaps/applydup?fieldManager=m&fieldValidation=${v}`;
   const headers = { 'content-type': 'application/apply-patch+yaml' };
-  const body = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: dup', 'data:', '  a: "1"', '  a: "2"', ''].join('\n');
+  const body = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: applydup', 'data:', '  a: "1"', '  a: "2"', ''].join('\n');
   const strict = await srv.request('PATCH', path_('Strict'), { body, headers });
   expect(strict.status).toBe(400);
   expect(strict.json().message).toBe('error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
