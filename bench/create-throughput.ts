@@ -40,6 +40,61 @@ export interface CreatePlan {
   pids: Record<string, number>;
 }
 
+/** Creates made before the timed cells, so that V8 has compiled the hot paths of both sides. */
+export interface CreateWarmup {
+  seconds: number;
+  concurrency: number;
+  apiCreates: number;
+  rawCreates: number;
+}
+
+/**
+ * Untimed creates, raw then API, for `seconds` each: a fresh server's first couple of thousand
+ * requests run about twice as slowly as later ones while V8 compiles them, which would otherwise
+ * land in the first timed cells. The raw keys go under the raw prefix (deleted with the others),
+ * the API's secrets into the create namespace.
+ */
+export async function warmUpCreates(
+  client: ApiClient,
+  etcd: Etcd3,
+  value: StoredSecretFactory,
+  plan: CreatePlan,
+  seconds: number,
+  progress: Progress,
+): Promise<CreateWarmup> {
+  const concurrency = 16;
+  progress('create', `warming up: raw etcd txn creates and API creates, ${concurrency} in flight, ${seconds} s each (untimed)`);
+  const rawCreates = await untimedLoop(concurrency, seconds, async (i) => {
+    const key = Buffer.from(`${plan.rawPrefix}warm-${i}`);
+    await etcd.kv.txn({
+      compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: 0 }],
+      success: [{ request_put: { key, value: value(plan.namespace, `warm-${i}`) } }],
+      failure: [],
+    });
+  });
+  const apiCreates = await untimedLoop(concurrency, seconds, async (i) => {
+    await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `warm-${i}`), 201);
+  });
+  return { seconds, concurrency, apiCreates, rawCreates };
+}
+
+/** `concurrency` workers call `op(i)` until `seconds` have passed; returns how many succeeded. */
+async function untimedLoop(concurrency: number, seconds: number, op: (i: number) => Promise<void>): Promise<number> {
+  const start = process.hrtime.bigint();
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (msSince(start) < seconds * 1000) {
+      await op(next++).then(
+        () => done++,
+        () => undefined,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return done;
+}
+
 /** Runs raw then API at each concurrency; deletes the raw keys at the end. */
 export async function measureCreateThroughput(
   client: ApiClient,

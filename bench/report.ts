@@ -1,5 +1,5 @@
 /** The bench's results (also the JSON written per run) and their rendering as one table. */
-import type { CreateCell, CreateRow } from './create-throughput';
+import type { CreateCell, CreateRow, CreateWarmup } from './create-throughput';
 import type { EtcdBaseline } from './etcd-baseline';
 import type { GetRow } from './get-latency';
 import type { ListRow } from './list-latency';
@@ -30,6 +30,8 @@ export interface BenchResults {
   etcd?: { version: string; fsync: boolean } & EtcdBaseline;
   startup?: StartupRow[];
   create?: CreateRow[];
+  /** The untimed creates before the create cells (absent with --create-warmup-seconds=0). */
+  createWarmup?: CreateWarmup;
   /** The creates that filled the namespace of the get and list rows. */
   listLoad?: LoadTiming;
   get?: GetRow[];
@@ -51,7 +53,7 @@ export interface WatchRow extends WatchResult {
 /** The table printed at the end of a run. */
 export function renderReport(r: BenchResults): string {
   const rows: TableRow[] = [
-    ...(r.create ? createRows(r.create, r.options.createSeconds) : []),
+    ...(r.create ? createRows(r.create, r.options.createSeconds, r.createWarmup) : []),
     ...(r.get ? getRows(r.get, r.options.listObjects) : []),
     ...(r.list ? listRows(r) : []),
     ...(r.watch ? r.watch.flatMap((w) => watchRows(w, r.options)) : []),
@@ -72,10 +74,14 @@ function cpuNote(c: CreateCell): string {
   return parts.length ? `CPU ${parts.join(', ')}` : '';
 }
 
-function createRows(rows: CreateRow[], seconds: number): TableRow[] {
+function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | undefined): TableRow[] {
   const errors = (c: CreateCell) => (c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '');
+  const warmed = warmup
+    ? [{ cells: ['(warm-up, untimed)', '', '', '', `${int(warmup.rawCreates)} raw, ${int(warmup.apiCreates)} API creates, ${warmup.concurrency} in flight, ${warmup.seconds} s each`] }]
+    : [];
   return [
     { section: `(a) create, 1 KiB secrets, closed loop ${seconds} s per cell (API POST vs raw etcd txn "mod_revision==0 → put")` },
+    ...warmed,
     ...rows.flatMap((row): TableRow[] => [
       { cells: [`c=${row.concurrency}  raw etcd3 txn create`, ...latency(row.raw.latencyMs), `${int(row.raw.perSecond)}/s${errors(row.raw)}; ${cpuNote(row.raw)}`] },
       {

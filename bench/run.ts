@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { EmbeddedEtcd } from '../src/server/embedded-etcd';
-import { measureCreateThroughput } from './create-throughput';
+import { measureCreateThroughput, warmUpCreates } from './create-throughput';
 import { measureEtcdPutBaseline } from './etcd-baseline';
 import { measureGetLatency } from './get-latency';
 import { apiList, apiPagedList, measureListLatency, rawEtcdList, rawEtcdPagedList } from './list-latency';
@@ -110,19 +110,18 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
     }
 
     if (has('create') && value) {
-      results.create = await measureCreateThroughput(
-        load,
-        raw,
-        value,
-        {
-          concurrencies: opts.createConcurrency,
-          seconds: opts.createSeconds,
-          namespace: CREATE_NS,
-          rawPrefix: RAW_CREATE_PREFIX,
-          pids: { server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid },
-        },
-        progress,
-      );
+      const plan = {
+        concurrencies: opts.createConcurrency,
+        seconds: opts.createSeconds,
+        namespace: CREATE_NS,
+        rawPrefix: RAW_CREATE_PREFIX,
+        pids: { server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid },
+      };
+      if (opts.createWarmupSeconds > 0) {
+        results.createWarmup = await warmUpCreates(load, raw, value, plan, opts.createWarmupSeconds, progress);
+        stored += results.createWarmup.apiCreates;
+      }
+      results.create = await measureCreateThroughput(load, raw, value, plan, progress);
       stored += results.create.reduce((n, r) => n + r.api.creates, 0);
     }
     if (has('get') || has('list')) {

@@ -17,6 +17,8 @@ export interface BenchOptions {
   createConcurrency: number[];
   /** Seconds of closed-loop creates per (concurrency, API or raw) cell. */
   createSeconds: number;
+  /** Untimed seconds of creates each way before the first create cell (0: none). */
+  createWarmupSeconds: number;
   /** Timed rounds of the get rows (each round: one get of each variant on the same random key). */
   getReps: number;
   /** Secrets in the namespace whose gets and lists are timed. */
@@ -47,6 +49,7 @@ export const defaultOptions: BenchOptions = {
   only: [...phases],
   createConcurrency: [1, 16, 64],
   createSeconds: 5,
+  createWarmupSeconds: 2,
   getReps: 2000,
   listObjects: 10_000,
   listReps: 10,
@@ -81,7 +84,7 @@ const numeric: Record<string, NumericKey> = {
   'watch-seconds': 'watchSeconds',
   'load-concurrency': 'loadConcurrency',
 };
-const other = ['only', 'create-concurrency', 'rss-load', 'watch-protocol', 'tmp-dir'];
+const other = ['only', 'create-concurrency', 'create-warmup-seconds', 'rss-load', 'watch-protocol', 'tmp-dir'];
 
 /** Parses argv (`--watchers=200`, `--only=create,list`); throws Error on an unknown or bad flag. */
 export function parseOptions(argv: string[]): BenchOptions {
@@ -93,6 +96,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     if (name === 'tmp-dir') o.tmpDir = value;
     else if (name === 'only') o.only = parsePhases(value);
     else if (name === 'create-concurrency') o.createConcurrency = value.split(',').map((v) => positive(name, v));
+    else if (name === 'create-warmup-seconds') o.createWarmupSeconds = value === '0' ? 0 : positive(name, value);
     else if (name === 'rss-load') {
       if (value !== 'api' && value !== 'etcd') throw new Error(`--rss-load must be api or etcd, got ${value}`);
       o.rssLoad = value;
