@@ -46,6 +46,8 @@ export interface WatchRow extends WatchResult {
   protocol: 'h1' | 'h2';
   /** TLS connections carrying the watchers: one each over HTTP/1.1, --watch-connections over HTTP/2. */
   connections: number;
+  /** The floor run: the same load against a bare server that only fans out (no API server, no etcd). */
+  floor?: boolean;
   /** % of one core used by each process during this protocol's run (connect included). */
   cpuPercent: Record<string, number>;
 }
@@ -131,13 +133,17 @@ function listRows(r: BenchResults): TableRow[] {
 
 function watchRows(w: WatchRow, o: BenchOptions): TableRow[] {
   const via = w.protocol === 'h2' ? `HTTP/2, ${int(w.connections)} connection${w.connections === 1 ? '' : 's'}` : 'HTTP/1.1, a socket each';
-  const p = `[${w.protocol}]`;
+  const p = `[${w.protocol}${w.floor ? ' floor' : ''}]`;
   const cpu = (c: Record<string, number>) =>
     Object.entries(c)
       .map(([k, v]) => `${k} ${Number.isFinite(v) ? v.toFixed(0) : '-'}%`)
       .join(', ');
   return [
-    { section: `(c) watch ${p}: ${int(w.watchers)} watchers over ${via}, ${o.writesPerSecond} writes/s for ${o.watchSeconds} s (1 KiB secrets)` },
+    {
+      section: w.floor
+        ? `(c) watch ${p}: the same load against a bare HTTPS/HTTP2 server that only fans each write out (no API server, no etcd): this machine's floor`
+        : `(c) watch ${p}: ${int(w.watchers)} watchers over ${via}, ${o.writesPerSecond} writes/s for ${o.watchSeconds} s (1 KiB secrets)`,
+    },
     { cells: [`${p} write sent → event received`, ...latency(w.fromSendMs), `n=${int(w.fromSendMs.count)}`] },
     { cells: [`${p} write response → event received`, ...latency(w.fromAckMs), 'negative = event first'] },
     {

@@ -18,9 +18,10 @@ import { measureGetLatency } from './get-latency';
 import { apiList, apiPagedList, measureListLatency, rawEtcdList, rawEtcdPagedList } from './list-latency';
 import { measureMemoryPerObject } from './memory-per-object';
 import { renderReport, type BenchResults, type WatchRow } from './report';
-import { ApiClient } from './support/api-client';
+import { ApiClient, type ApiTarget } from './support/api-client';
 import { waitForCache } from './support/cache-sync';
 import { cpuMeter } from './support/cpu';
+import { forkFloorServer } from './support/floor-server';
 import { describeMachine } from './support/machine';
 import { parseOptions, type BenchOptions, type Phase } from './support/options';
 import { progressPrinter, type Progress } from './support/progress';
@@ -147,7 +148,7 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
         progress,
       );
     }
-    if (has('watch')) results.watch = await runWatchPhase(opts, server, etcd.pid ?? -1, progress);
+    if (has('watch')) results.watch = await runWatchPhase(opts, server, etcd.pid ?? -1, dir, progress);
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   }
@@ -182,10 +183,21 @@ async function runListPhase(opts: BenchOptions, endpoints: string[], dir: string
 }
 
 /** The watch rows, once per protocol asked for (--watch-protocol), with the CPU use of the server, etcd and this process. */
-async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: number, progress: Progress): Promise<WatchRow[]> {
+async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: number, dir: string, progress: Progress): Promise<WatchRow[]> {
   const protocols: Array<'h1' | 'h2'> = opts.watchProtocol === 'both' ? ['h1', 'h2'] : [opts.watchProtocol];
   const rows: WatchRow[] = [];
-  for (const protocol of protocols) rows.push(await runWatchProtocol(opts, protocol, server, etcdPid, progress));
+  for (const protocol of protocols) {
+    rows.push(await runWatchProtocol(opts, protocol, server, { server: server.pid, etcd: etcdPid }, progress));
+    if (!opts.watchFloor) continue;
+    // The same watchers and writes against a server that does nothing but fan out: this machine's floor.
+    const floor = await forkFloorServer(path.join(dir, `floor-${protocol}`));
+    try {
+      progress('watch', `floor: the same load against a bare HTTPS/HTTP2 server (no API server, no etcd)`);
+      rows.push({ ...(await runWatchProtocol(opts, protocol, floor, { server: floor.pid }, progress)), floor: true });
+    } finally {
+      await floor.stop();
+    }
+  }
   return rows;
 }
 
@@ -194,8 +206,14 @@ async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: 
  * HTTP/2: the watchers' streams spread round-robin over --watch-connections sessions advertising
  * client-go's flow-control windows. The writer uses HTTP/1.1 either way.
  */
-async function runWatchProtocol(opts: BenchOptions, protocol: 'h1' | 'h2', server: ServerHandle, etcdPid: number, progress: Progress): Promise<WatchRow> {
-  const pids = { server: server.pid, etcd: etcdPid, bench: process.pid };
+async function runWatchProtocol(
+  opts: BenchOptions,
+  protocol: 'h1' | 'h2',
+  server: ApiTarget,
+  serverPids: Record<string, number>,
+  progress: Progress,
+): Promise<WatchRow> {
+  const pids = { ...serverPids, bench: process.pid };
   const watchCpu = await cpuMeter(pids);
   const writer = new ApiClient(server, { maxSockets: 256 });
   const namespace = `${WATCH_NS}-${protocol}`;

@@ -37,6 +37,8 @@ export interface BenchOptions {
   watchProtocol: WatchProtocol;
   /** HTTP/2 connections the watchers share (1 = one client-go process; the server allows 1000 streams each). */
   watchConnections: number;
+  /** After each protocol's watch rows, the same load against a bare server (the machine's floor). */
+  watchFloor: boolean;
   writesPerSecond: number;
   watchSeconds: number;
   /** Creates (or etcd puts) in flight while loading objects. */
@@ -60,6 +62,7 @@ export const defaultOptions: BenchOptions = {
   watchers: 1000,
   watchProtocol: 'both',
   watchConnections: 1,
+  watchFloor: true,
   writesPerSecond: 100,
   watchSeconds: 10,
   loadConcurrency: 64,
@@ -84,7 +87,7 @@ const numeric: Record<string, NumericKey> = {
   'watch-seconds': 'watchSeconds',
   'load-concurrency': 'loadConcurrency',
 };
-const other = ['only', 'create-concurrency', 'create-warmup-seconds', 'rss-load', 'watch-protocol', 'tmp-dir'];
+const other = ['only', 'create-concurrency', 'create-warmup-seconds', 'rss-load', 'watch-protocol', 'watch-floor', 'tmp-dir'];
 
 /** Parses argv (`--watchers=200`, `--only=create,list`); throws Error on an unknown or bad flag. */
 export function parseOptions(argv: string[]): BenchOptions {
@@ -100,6 +103,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     else if (name === 'rss-load') {
       if (value !== 'api' && value !== 'etcd') throw new Error(`--rss-load must be api or etcd, got ${value}`);
       o.rssLoad = value;
+    } else if (name === 'watch-floor') {
+      if (value !== 'true' && value !== 'false') throw new Error(`--watch-floor must be true or false, got ${value}`);
+      o.watchFloor = value === 'true';
     } else if (name === 'watch-protocol') {
       if (value !== 'h1' && value !== 'h2' && value !== 'both') throw new Error(`--watch-protocol must be h1, h2 or both, got ${value}`);
       o.watchProtocol = value;
