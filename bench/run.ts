@@ -182,7 +182,7 @@ async function runListPhase(opts: BenchOptions, endpoints: string[], dir: string
   }
 }
 
-/** The watch rows, once per protocol asked for (--watch-protocol), with the CPU use of the server, etcd and this process. */
+/** The watch rows, once per protocol asked for (--watch-protocol), each followed by its floor rows unless --watch-floor=false; with the CPU use of the server, etcd and this process. */
 async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: number, dir: string, progress: Progress): Promise<WatchRow[]> {
   const protocols: Array<'h1' | 'h2'> = opts.watchProtocol === 'both' ? ['h1', 'h2'] : [opts.watchProtocol];
   const rows: WatchRow[] = [];
