@@ -82,3 +82,8 @@ export function yamlWithDuplicates(text: string, load: (text: string, json: bool
     return { value: load(text, true), duplicates: [`line ${line}: key ${JSON.stringify(key)} already set in map`] };
   }
 }
+
+/** go-yaml's error text for repeated keys, as kube's strict YAML decoding reports them. */
+export function yamlUnmarshalErrors(duplicates: string[]): string {
+  return `yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`;
+}

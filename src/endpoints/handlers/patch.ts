@@ -5,7 +5,7 @@ import { applyPatch, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
-import { yamlWithDuplicates } from '../duplicate-fields';
+import { yamlUnmarshalErrors, yamlWithDuplicates } from '../duplicate-fields';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, parseDryRun, parseFieldValidation } from './write-options';
 
@@ -51,7 +51,7 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
         const applied = serverSideApply(s, current, config as Record<string, unknown>);
         // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
         if (duplicates.length && validation === 'Strict') {
-          throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+          throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
         }
         if (validation === 'Warn') s.ctx.warnings.push(...duplicates);
         const obj = admitObject(s, applied, validation);

@@ -2,7 +2,7 @@
 import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion } from '../../api';
 import { decodeBody } from '../codec';
 import { readBody } from '../body';
-import { jsonDuplicateFields, yamlWithDuplicates } from '../duplicate-fields';
+import { jsonDuplicateFields, yamlUnmarshalErrors, yamlWithDuplicates } from '../duplicate-fields';
 import { requestBodyFormat, supportedMediaTypes } from '../negotiation';
 import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
@@ -82,7 +82,7 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
     const { value, duplicates } = yamlWithDuplicates(body.toString('utf8'), (text, json) =>
       decodeBody(Buffer.from(text), 'yaml', s.store.def.kind, undefined, s.store.apiVersion, undefined, json ? 'last-wins' : 'raise'),
     );
-    const strict = duplicates.length ? [`yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`] : [];
+    const strict = duplicates.length ? [yamlUnmarshalErrors(duplicates)] : [];
     return admitObject(s, value, validation, { strict, warn: duplicates });
   }
   const raw = decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
