@@ -14,7 +14,6 @@ import {
   StatusDetails,
   apiVersionOf,
   errors,
-  parseFieldSelector,
   parseResourceVersion,
   successStatus,
   timestamp,
@@ -133,7 +132,7 @@ export class GenericStore {
     else if (rv === '' || rv === '0') start = { kind: 'state', consistency: readConsistency(rv) };
     else start = { kind: 'after', revision: parseResourceVersion(rv) };
     // kube's MatchesSingle: a watch pinned to one name (and namespace) watches that one key.
-    const name = query.fieldSelector ? parseFieldSelector(query.fieldSelector).requiresExactMatch('metadata.name') : undefined;
+    const name = plan.singleName;
     const singleKey = name !== undefined && (!this.def.namespaced || ctx.namespace) ? this.keyFor(ctx.namespace, name) : undefined;
     return this.deps.storage.watch(
       singleKey ?? prefix,

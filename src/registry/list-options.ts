@@ -22,6 +22,8 @@ export interface ListQuery {
 
 export interface ListPlan {
   options: ListOptions;
+  /** The name a `metadata.name=` field selector pins the request to (kube's MatchesSingle). */
+  singleName?: string;
   continueToken(lastKey: string, revision: bigint): string;
   /** The 410 for a compacted revision (with the inconsistent-continue token when continuing). */
   expired(): ApiError;
@@ -30,7 +32,7 @@ export interface ListPlan {
 const listOptionsGK = { group: 'meta.k8s.io', kind: 'ListOptions' };
 
 export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuery): ListPlan {
-  const predicate = buildPredicate(def, q);
+  const { predicate, singleName } = buildPredicate(def, q);
   const hasSelector = !!(q.labelSelector?.trim() || q.fieldSelector?.trim());
   const limit = q.limit && q.limit > 0 ? q.limit : 0;
   const rv = q.resourceVersion ?? '';
@@ -55,6 +57,7 @@ export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuer
   }
   return {
     options,
+    singleName,
     // The next chunk starts just after the last key returned (kube appends a NUL byte).
     continueToken: (lastKey, revision) => encodeContinueToken(`${lastKey}\x00`, prefix, revision),
     expired: () =>
@@ -110,7 +113,7 @@ export function selectableFieldsOf(def: ResourceDefinition, obj: KubeObject): Re
   return fields;
 }
 
-function buildPredicate(def: ResourceDefinition, q: ListQuery): ((obj: KubeObject) => boolean) | undefined {
+function buildPredicate(def: ResourceDefinition, q: ListQuery): { predicate?: (obj: KubeObject) => boolean; singleName?: string } {
   const labels = q.labelSelector ? parseLabelSelector(q.labelSelector) : undefined;
   const fields = q.fieldSelector ? parseFieldSelector(q.fieldSelector) : undefined;
   if (fields) {
@@ -121,10 +124,12 @@ function buildPredicate(def: ResourceDefinition, q: ListQuery): ((obj: KubeObjec
   }
   const checkLabels = labels && !labels.empty ? labels : undefined;
   const checkFields = fields && !fields.empty ? fields : undefined;
-  if (!checkLabels && !checkFields) return undefined;
-  return (obj) =>
+  const singleName = fields?.requiresExactMatch('metadata.name');
+  if (!checkLabels && !checkFields) return { singleName };
+  const predicate = (obj: KubeObject): boolean =>
     (!checkLabels || checkLabels.matches(obj.metadata.labels ?? {})) &&
     (!checkFields || checkFields.matches(selectableFieldsOf(def, obj)));
+  return { predicate, singleName };
 }
 
 /** The freshness a get, or a watch's initial state, asks for with resourceVersion (unset / "0" / N). */
