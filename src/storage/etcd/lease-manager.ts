@@ -39,28 +39,26 @@ export class LeaseManager {
 
   /** The lease (etcd's int64 ID, as a string) an object written now with `ttlSeconds` to live attaches to. */
   async leaseFor(ttlSeconds: number): Promise<string> {
-    for (;;) {
-      while (this.granting) await this.granting;
-      const now = this.now();
-      const reuse = Math.min(Math.floor(reuseDurationPercent * ttlSeconds), this.reuseSeconds);
-      const valid = now + ttlSeconds * 1000 < this.prevExpiresAt;
-      const sufficient = now + (ttlSeconds + reuse) * 1000 > this.prevExpiresAt;
-      if (valid && sufficient && this.attached < this.maxObjects) {
-        this.attached++;
-        return this.prevId;
-      }
-      let done = (): void => undefined;
-      this.granting = new Promise<void>((r) => (done = r));
-      try {
-        const granted = await this.client.leaseClient.leaseGrant({ TTL: ttlSeconds + reuse, ID: 0 });
-        this.prevId = granted.ID;
-        this.prevExpiresAt = now + (ttlSeconds + reuse) * 1000;
-        this.attached = 1;
-        return granted.ID;
-      } finally {
-        this.granting = undefined;
-        done();
-      }
+    while (this.granting) await this.granting;
+    const now = this.now();
+    const reuse = Math.min(Math.floor(reuseDurationPercent * ttlSeconds), this.reuseSeconds);
+    const valid = now + ttlSeconds * 1000 < this.prevExpiresAt;
+    const sufficient = now + (ttlSeconds + reuse) * 1000 > this.prevExpiresAt;
+    if (valid && sufficient && this.attached < this.maxObjects) {
+      this.attached++;
+      return this.prevId;
+    }
+    let done = (): void => undefined;
+    this.granting = new Promise<void>((r) => (done = r));
+    try {
+      const granted = await this.client.leaseClient.leaseGrant({ TTL: ttlSeconds + reuse, ID: 0 });
+      this.prevId = granted.ID;
+      this.prevExpiresAt = now + (ttlSeconds + reuse) * 1000;
+      this.attached = 1;
+      return granted.ID;
+    } finally {
+      this.granting = undefined;
+      done();
     }
   }
 }
