@@ -157,7 +157,8 @@ function watchRows(w: WatchRow, o: BenchOptions): TableRow[] {
     { cells: [`${p} missing / duplicated / out of order`, '', '', '', `${int(w.missing)} / ${int(w.duplicated)} / ${int(w.outOfOrder)}`] },
     { cells: [`${p} unexpected events / streams ended early`, '', '', '', `${int(w.unexpected)} / ${int(w.streamsEndedEarly)}`] },
     { cells: [`${p} write errors`, '', '', '', int(w.writeErrors)] },
-    { cells: [`${p} bench process event-loop delay`, ms(w.clientLoopDelayMs.p50), ms(w.clientLoopDelayMs.p99), ms(w.clientLoopDelayMs.max), 'client-side skew'] },
+    { cells: [`${p} watcher process event-loop delay`, ms(w.watcherLoopDelayMs.p50), ms(w.watcherLoopDelayMs.p99), ms(w.watcherLoopDelayMs.max), 'late arrival stamps'] },
+    { cells: [`${p} writer (bench) event-loop delay`, ms(w.writerLoopDelayMs.p50), ms(w.writerLoopDelayMs.p99), ms(w.writerLoopDelayMs.max), 'late send stamps'] },
     {
       cells: [
         `${p} CPU while delivering (% of a core)`,

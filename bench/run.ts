@@ -26,7 +26,7 @@ import { describeMachine } from './support/machine';
 import { parseOptions, type BenchOptions, type Phase } from './support/options';
 import { progressPrinter, type Progress } from './support/progress';
 import { forkServer, type ServerHandle } from './support/server-handle';
-import { connectH2Sessions, openBenchWatch, openBenchWatchH2, type WatchOpener } from './support/watch-stream';
+import { forkWatchers } from './support/watcher-fleet';
 import { createSecrets, ensureNamespace } from './support/secrets';
 import { summarize } from './support/stats';
 import { storedSecretFactory, type StoredSecretFactory } from './support/stored-secret';
@@ -202,9 +202,10 @@ async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: 
 }
 
 /**
- * One protocol's watch rows. HTTP/1.1: every watcher its own socket of one keep-alive agent.
- * HTTP/2: the watchers' streams spread round-robin over --watch-connections sessions advertising
- * client-go's flow-control windows. The writer uses HTTP/1.1 either way.
+ * One protocol's watch rows. The watchers run in a process of their own (support/watcher-process.ts).
+ * HTTP/1.1: every watcher its own socket of one keep-alive agent. HTTP/2: the watchers' streams
+ * spread round-robin over --watch-connections sessions advertising client-go's flow-control
+ * windows. The writer, in this process, uses HTTP/1.1 either way.
  */
 async function runWatchProtocol(
   opts: BenchOptions,
@@ -218,24 +219,27 @@ async function runWatchProtocol(
   const writer = new ApiClient(server, { maxSockets: 256 });
   const namespace = `${WATCH_NS}-${protocol}`;
   const connections = protocol === 'h2' ? opts.watchConnections : opts.watchers;
-  const closers: Array<() => void> = [() => writer.close()];
   try {
-    let open: WatchOpener;
-    if (protocol === 'h1') {
-      const watchClient = new ApiClient(server, { maxSockets: opts.watchers + 100 });
-      closers.push(() => watchClient.close());
-      open = (path, onEvent) => openBenchWatch(watchClient, path, WRITE_MARKER, onEvent);
-    } else {
-      const sessions = await connectH2Sessions(server, opts.watchConnections);
-      closers.push(() => sessions.forEach((s) => s.destroy()));
-      let next = 0;
-      open = (path, onEvent) => openBenchWatchH2(sessions[next++ % sessions.length]!, server, path, WRITE_MARKER, onEvent);
-    }
     await ensureNamespace(writer, namespace);
-    progress('watch', `over ${protocol === 'h2' ? `HTTP/2, ${connections} connection(s)` : 'HTTP/1.1, one socket per watcher'}`);
+    progress('watch', `over ${protocol === 'h2' ? `HTTP/2, ${connections} connection(s)` : 'HTTP/1.1, one socket per watcher'}, watchers in a process of their own`);
+    const startWatchers = (watchPath: string, writes: number, baseNs: bigint) =>
+      forkWatchers(
+        {
+          target: { url: server.url, caCert: server.caCert, token: server.token },
+          protocol,
+          connections: opts.watchConnections,
+          watchers: opts.watchers,
+          path: watchPath,
+          connectConcurrency: 50,
+          markerKey: WRITE_MARKER,
+          writes,
+          baseNs: baseNs.toString(),
+        },
+        (n) => progress('watch', `connected ${n}/${opts.watchers} watchers`),
+      );
     const watch = await measureWatchLatency(
       writer,
-      open,
+      startWatchers,
       {
         namespace,
         watchers: opts.watchers,
@@ -245,14 +249,14 @@ async function runWatchProtocol(
         // writer open-loop unless a write takes longer than 5 s.
         objects: Math.min(opts.writesPerSecond * 5, opts.writesPerSecond * opts.watchSeconds),
         maxDrainSeconds: 20,
-        connectConcurrency: 50,
         pids,
       },
       progress,
     );
-    return { protocol, connections, ...watch, cpuPercent: await watchCpu() };
+    const cpuPercent = { ...(await watchCpu()), watchers: watch.watcherLifeCpuPercent };
+    return { protocol, connections, ...watch, cpuPercent };
   } finally {
-    for (const c of closers) c();
+    writer.close();
   }
 }
 

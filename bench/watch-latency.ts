@@ -1,20 +1,20 @@
 /**
  * Watch event delivery latency: W watchers on one namespace's secrets (HTTP/1.1: each its own
  * socket; HTTP/2: streams multiplexed over a few connections, as client-go does; all started at a
- * list's resourceVersion) while an open-loop writer creates, then updates, 1 KiB
- * Secrets at a fixed rate. Each write carries its sequence number in an annotation; each watcher
- * records when it received each one. Latency is measured from the write being sent and from the
- * write's response, on this process's monotonic clock.
+ * list's resourceVersion), in a process of their own, while an open-loop writer in this process
+ * creates, then updates, 1 KiB Secrets at a fixed rate. Each write carries its sequence number in
+ * an annotation; each watcher records when it received each one. Latency is measured from the
+ * write being sent and from the write's response, on the machine's monotonic clock (hrtime), which
+ * both processes share.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ApiClient } from './support/api-client';
 import { cpuMeter } from './support/cpu';
-import { DeliveryLog } from './support/delivery-log';
 import { runPacedWrites, sendRate } from './support/paced-writer';
-import { runPool } from './support/pool';
 import { every, type Progress } from './support/progress';
 import { summarize, type Summary } from './support/stats';
-import type { BenchWatch, WatchOpener } from './support/watch-stream';
+import type { WatcherFleet } from './support/watcher-fleet';
+import type { LoopDelay } from './support/watcher-protocol';
 
 export const WRITE_MARKER = 'bench.platform-apiserver.io/write';
 
@@ -27,8 +27,6 @@ export interface WatchPlan {
   objects: number;
   /** After the last write's response, wait for stragglers while events keep coming (at most this long). */
   maxDrainSeconds: number;
-  /** Watch streams opened in parallel while connecting. */
-  connectConcurrency: number;
   /** Processes whose CPU use is measured from the first write to the end of the drain. */
   pids: Record<string, number>;
 }
@@ -62,49 +60,39 @@ export interface WatchResult {
   /** Write round trip (create/update through the API, etcd fsync included), ms. */
   writeMs: Summary;
   connectSeconds: number;
-  /** This (client) process's event-loop delay during the writes: how late its own timestamps can be. */
-  clientLoopDelayMs: { p50: number; p99: number; max: number };
-  /** CPU use of plan.pids from the first write to the end of the drain (connecting excluded), % of one core. */
+  /** The watcher process's event-loop delay during the writes: how late its arrival timestamps can be. */
+  watcherLoopDelayMs: LoopDelay;
+  /** The writer's (this process's) event-loop delay during the writes: how late its send times can be. */
+  writerLoopDelayMs: LoopDelay;
+  /** CPU use of plan.pids and the watcher process from the first write to the end of the drain (connecting excluded), % of one core. */
   deliveryCpuPercent: Record<string, number>;
+  /** The watcher process's CPU use from its start (connecting included) to the end, % of one core. */
+  watcherLifeCpuPercent: number;
   /** Server CPU time over that span divided by the events delivered, µs. */
   serverCpuUsPerEvent: number;
 }
 
-/** Runs the watch phase: `writer` sends the writes, `open` opens each watch stream. */
-export async function measureWatchLatency(writer: ApiClient, open: WatchOpener, plan: WatchPlan, progress: Progress): Promise<WatchResult> {
+/** Starts the watchers (in a process of their own) on `path`, numbering `writes` writes, times relative to `baseNs`. */
+export type WatcherStarter = (path: string, writes: number, baseNs: bigint) => Promise<WatcherFleet>;
+
+/** Runs the watch phase: `writer` sends the writes, `startWatchers` opens the watch streams elsewhere. */
+export async function measureWatchLatency(writer: ApiClient, startWatchers: WatcherStarter, plan: WatchPlan, progress: Progress): Promise<WatchResult> {
   const totalWrites = Math.round(plan.writesPerSecond * plan.durationSeconds);
   const listRes = await writer.expect('GET', `/api/v1/namespaces/${plan.namespace}/secrets`);
   const listRv = (JSON.parse(listRes.body.toString('utf8')) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
   const base = process.hrtime.bigint();
-  const log = new DeliveryLog(plan.watchers, totalWrites, base);
   const path = `/api/v1/namespaces/${plan.namespace}/secrets?watch=1&resourceVersion=${listRv}&timeoutSeconds=600`;
-  const watches: BenchWatch[] = [];
-  const state = { closing: false, endedEarly: 0 };
+  const fleet = await startWatchers(path, totalWrites, base);
   try {
-    const connectStart = process.hrtime.bigint();
-    const stopConnectProgress = every(2000, () => progress('watch', `connected ${watches.length}/${plan.watchers} watchers`));
-    try {
-      await runPool(plan.watchers, plan.connectConcurrency, async (w) => {
-        const watch = await open(path, (e) => log.record(w, e));
-        void watch.ended.then(() => {
-          if (!state.closing) state.endedEarly++;
-        });
-        watches.push(watch);
-      });
-    } finally {
-      stopConnectProgress();
-    }
-    const connectSeconds = Number(process.hrtime.bigint() - connectStart) / 1e9;
-    progress('watch', `${watches.length} watchers connected in ${connectSeconds.toFixed(1)}s; writing ${plan.writesPerSecond}/s for ${plan.durationSeconds}s`);
-
+    progress('watch', `${plan.watchers} watchers connected in ${fleet.connectSeconds.toFixed(1)}s (process ${fleet.pid}); writing ${plan.writesPerSecond}/s for ${plan.durationSeconds}s`);
     let acked = 0;
     const deliveryStart = process.hrtime.bigint();
-    const deliveryCpu = await cpuMeter(plan.pids);
+    const pids = { ...plan.pids, watchers: fleet.pid };
+    const deliveryCpu = await cpuMeter(pids);
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
-    const stopProgress = every(1000, () =>
-      progress('watch', `writes ${acked}/${totalWrites} acked, events ${log.counters.delivered}/${acked * plan.watchers} delivered`),
-    );
+    fleet.measure();
+    const stopProgress = every(1000, () => progress('watch', `writes ${acked}/${totalWrites} acked, events ${fleet.delivered()}/${acked * plan.watchers} delivered`));
     try {
       const writes = await runPacedWrites(
         writer,
@@ -115,15 +103,16 @@ export async function measureWatchLatency(writer: ApiClient, open: WatchOpener, 
       loopDelay.disable();
       if (writes.firstError) progress('watch', `${writes.errors} writes failed, first: ${writes.firstError}`);
       const expected = writes.latenciesMs.length * plan.watchers;
-      const drainSeconds = await drain(() => log.counters.delivered, expected, plan.maxDrainSeconds);
+      const drainSeconds = await drain(() => fleet.delivered(), expected, plan.maxDrainSeconds);
       const deliveryCpuPercent = await deliveryCpu();
       const deliverySeconds = Number(process.hrtime.bigint() - deliveryStart) / 1e9;
+      const { log, endedEarly, loopDelayMs, lifeCpuPercent } = await fleet.finish();
       const serverCpuSeconds = ((deliveryCpuPercent.server ?? Number.NaN) / 100) * deliverySeconds;
       const { fromSend, fromAck, received } = log.latencies(writes.sentAt, writes.ackAt);
       const c = log.counters;
       const ms = (ns: number) => ns / 1e6;
       return {
-        watchers: watches.length,
+        watchers: plan.watchers,
         writesPlanned: totalWrites,
         writesOk: writes.latenciesMs.length,
         writeErrors: writes.errors,
@@ -136,22 +125,23 @@ export async function measureWatchLatency(writer: ApiClient, open: WatchOpener, 
         duplicated: c.duplicated,
         outOfOrder: c.outOfOrder,
         unexpected: c.unexpected,
-        streamsEndedEarly: state.endedEarly,
+        streamsEndedEarly: endedEarly,
         fromSendMs: summarize(fromSend),
         fromAckMs: summarize(fromAck),
         writeMs: summarize(writes.latenciesMs),
-        connectSeconds,
-        clientLoopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
+        connectSeconds: fleet.connectSeconds,
+        watcherLoopDelayMs: loopDelayMs,
+        writerLoopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
         deliveryCpuPercent,
-        serverCpuUsPerEvent: (serverCpuSeconds * 1e6) / Math.max(1, log.counters.delivered),
+        watcherLifeCpuPercent: lifeCpuPercent,
+        serverCpuUsPerEvent: (serverCpuSeconds * 1e6) / Math.max(1, c.delivered),
       };
     } finally {
       stopProgress();
       loopDelay.disable();
     }
   } finally {
-    state.closing = true;
-    for (const w of watches) w.close();
+    fleet.kill();
   }
 }
 

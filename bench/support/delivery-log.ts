@@ -16,6 +16,12 @@ export interface DeliveryCounters {
   unexpected: number;
 }
 
+/** A DeliveryLog's state, as the watcher process hands it to the bench (see snapshot()). */
+export interface DeliverySnapshot {
+  received: Float64Array;
+  counters: DeliveryCounters;
+}
+
 export class DeliveryLog {
   readonly counters: DeliveryCounters = { delivered: 0, duplicated: 0, outOfOrder: 0, unexpected: 0 };
   /** received[w * writes + seq]: arrival of write seq at watcher w (ms since base); NaN = not yet. */
@@ -26,9 +32,16 @@ export class DeliveryLog {
     readonly watchers: number,
     readonly writes: number,
     private readonly baseNs: bigint,
+    snapshot?: DeliverySnapshot,
   ) {
-    this.received = new Float64Array(watchers * writes).fill(Number.NaN);
+    this.received = snapshot?.received ?? new Float64Array(watchers * writes).fill(Number.NaN);
+    if (snapshot) Object.assign(this.counters, snapshot.counters);
     this.lastRv = new Array<bigint>(watchers).fill(0n);
+  }
+
+  /** What another process needs to compute the latencies: the arrival table and the counters. */
+  snapshot(): DeliverySnapshot {
+    return { received: this.received, counters: { ...this.counters } };
   }
 
   /** Records one event seen by watcher `w`. */
