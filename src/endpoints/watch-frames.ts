@@ -9,7 +9,8 @@
  *   fewer, larger writes instead of drowning in small ones. Within a turn, watchers that queued
  *   the same frames share one joined buffer.
  * - A connection whose buffer is full gets nothing more until it drains; its frames wait in the
- *   queue and then leave together (see WatchFrameQueue).
+ *   queue and then leave together (see WatchFrameQueue). An HTTP/2 stream counts as full only past
+ *   h2StreamBufferBytes, not at Node's 16 KiB high-water mark.
  * - Over HTTP/1.1 a watch is a chunked body. Node's ServerResponse frames every write itself (a
  *   chunk-size line, the data, a CRLF: three writes and a string per watcher), so each batch goes
  *   to the socket as one complete chunk, `<hex size>\r\n<frames>\r\n`, built once and shared by every
@@ -84,6 +85,14 @@ function sameFrames(a: readonly Buffer[], b: readonly Buffer[]): boolean {
   return true;
 }
 
+/**
+ * Bytes an HTTP/2 stream may hold unframed before its watch waits for it to drain. Node's own
+ * threshold (the stream's 16 KiB high-water mark) is passed by a few events, and waiting for each
+ * drain makes a thousand streams on one connection take turns; Go's server, kube's, lets a stream
+ * run until its flow-control window (4 MiB for client-go) is spent.
+ */
+export const h2StreamBufferBytes = 1 << 20;
+
 /** One response's connection, as the queue writes to it. */
 interface FrameSink {
   /** Writes a batch; false when the connection's buffer is now full (write more only once it drains). */
@@ -108,7 +117,11 @@ function frameSink(req: Request, res: Response): FrameSink {
   const stream = req.httpVersionMajor === 2 ? (res as unknown as Http2ServerResponse).stream : undefined;
   if (stream) {
     return {
-      write: (batch) => stream.destroyed || stream.writableEnded || stream.write(batch.joined()),
+      write: (batch) => {
+        if (stream.destroyed || stream.writableEnded) return true;
+        stream.write(batch.joined());
+        return stream.writableLength <= h2StreamBufferBytes;
+      },
       unsent: () => stream.writableLength,
       onceDrained: (f) => stream.once('drain', f),
     };

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
-import { WatchFrameFlusher, WatchFrameQueue, chunkOf } from '../../../src/endpoints/watch-frames';
+import { WatchFrameFlusher, WatchFrameQueue, chunkOf, h2StreamBufferBytes } from '../../../src/endpoints/watch-frames';
 
 describe('chunkOf', () => {
   it.each([
@@ -119,14 +119,14 @@ describe('WatchFrameQueue', () => {
   });
 
   it('holds frames while the connection is full and writes them as one batch when it drains', async () => {
-    const { req, res, writes, sink } = fakeResponse('h2');
+    const { req, res, writes, sink } = fakeResponse('h1');
     const backlog: number[] = [];
     const q = new WatchFrameQueue(flusher, req, res, (unsent) => backlog.push(unsent));
     sink.full = true;
     sink.writableLength = 100;
     q.push(a);
     await nextTurn();
-    expect(writes).toEqual([a]);
+    expect(writes).toEqual([chunkOf(a)]);
     q.push(b);
     q.push(a);
     await nextTurn();
@@ -136,7 +136,31 @@ describe('WatchFrameQueue', () => {
     sink.writableLength = 0;
     sink.emit('drain');
     await nextTurn();
-    expect(writes).toEqual([a, Buffer.concat([b, a])]);
+    expect(writes).toEqual([chunkOf(a), chunkOf(Buffer.concat([b, a]))]);
+  });
+
+  it('keeps writing to an HTTP/2 stream past its high-water mark, and holds frames once it holds more than h2StreamBufferBytes', async () => {
+    const { req, res, writes, sink } = fakeResponse('h2');
+    const backlog: number[] = [];
+    const q = new WatchFrameQueue(flusher, req, res, (unsent) => backlog.push(unsent));
+    sink.full = true; // write() says false, as a stream does past 16 KiB
+    sink.writableLength = h2StreamBufferBytes;
+    q.push(a);
+    await nextTurn();
+    q.push(b);
+    await nextTurn();
+    expect(writes).toEqual([a, b]);
+    sink.writableLength = h2StreamBufferBytes + 1;
+    q.push(a);
+    await nextTurn();
+    q.push(b);
+    await nextTurn();
+    expect(writes).toEqual([a, b, a]); // nothing more until it drains
+    expect(backlog.at(-1)).toBe(h2StreamBufferBytes + 1 + b.length);
+    sink.writableLength = 0;
+    sink.emit('drain');
+    await nextTurn();
+    expect(writes).toEqual([a, b, a, b]);
   });
 
   it('flush() writes even to a full connection (the watch is ending)', async () => {
