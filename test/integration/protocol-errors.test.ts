@@ -2,6 +2,7 @@
  * HTTP error behaviour against the real server and etcd: every failure is a kube Status with kube's
  * code, reason, message and details (kube-facts §1, §3, §8; seed 000 "Errors").
  */
+import https from 'node:https';
 import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
 import { cause, expectStatus, failure, warningHeaders } from '../support/kube-status';
@@ -139,6 +140,29 @@ describe('406 and 415', () => {
 test('413 for a body over 3 MiB', async () => {
   const big = secret('big', { data: { k: Buffer.alloc(3 * 1024 * 1024).toString('base64') } });
   expectStatus(await srv.request('POST', secrets, { body: big }), failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'));
+});
+
+test('413 for a chunked body (no Content-Length) once it passes 3 MiB; the answer is still delivered', async () => {
+  const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = https.request(
+      `${srv.url}${secrets}`,
+      { method: 'POST', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' }, ca: srv.caCert },
+      (r) => {
+        let body = '';
+        r.setEncoding('utf8');
+        r.on('data', (d: string) => (body += d));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    // 4 MiB in 64 KiB chunks, sent without a length (Transfer-Encoding: chunked).
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    for (let i = 0; i < 64; i++) req.write(chunk);
+    req.end();
+  });
+  expect(res.status).toBe(413);
+  expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge', code: 413, message: 'Request entity too large: limit is 3145728' });
+  expect((await srv.request('GET', secrets)).status).toBe(200);
 });
 
 describe('400 BadRequest', () => {
