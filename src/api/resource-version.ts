@@ -9,5 +9,6 @@ export function parseResourceVersion(rv: string): bigint {
 
 /** RFC 3339 with seconds precision, as metav1.Time serialises. */
 export function timestamp(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = d.toISOString(); // always ends in .sssZ
+  return `${iso.slice(0, -5)}Z`;
 }
