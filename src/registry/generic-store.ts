@@ -14,6 +14,7 @@ import {
   StatusDetails,
   apiVersionOf,
   errors,
+  failureStatus,
   parseResourceVersion,
   successStatus,
   timestamp,
@@ -106,12 +107,6 @@ export class GenericStore {
       return list;
     } catch (e) {
       if (isStorageError(e, 'Compacted')) throw plan.expired();
-      const exact = plan.options.exactRevision;
-      if (isStorageError(e, 'TooLargeResourceVersion') && e.requested === undefined && exact !== undefined) {
-        // etcd refuses a read at a revision it has not reached without naming either; kube's 504 names both.
-        const current = await this.deps.storage.currentRevision().catch(() => e.revision);
-        throw errors.tooLargeResourceVersion(exact, current);
-      }
       throw this.translate(e, '', 'list');
     }
   }
@@ -479,7 +474,10 @@ export class GenericStore {
       case 'InvalidPrecondition':
         return errors.conflict(this.gr, name, `StorageError: invalid object, Code: 4, Key: ${e.key}, ResourceVersion: 0, AdditionalErrorMsg: ${e.message}`);
       case 'TooLargeResourceVersion':
-        return errors.tooLargeResourceVersion(e.requested ?? 0n, e.revision);
+        return errors.tooLargeResourceVersion(e.requested ?? 0n, e.revision, e.retryAfterSeconds);
+      case 'FutureRevision':
+        // kube 1.32 leaves etcd's error unconverted: ErrorToAPIStatus's 500, no reason, etcd's text.
+        return new ApiError(failureStatus(500, '', e.message));
       case 'Compacted':
         return errors.expired('The resourceVersion for the provided list is too old.');
       case 'Unreachable':

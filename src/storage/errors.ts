@@ -8,6 +8,7 @@ export type StorageErrorCode =
   | 'InvalidPrecondition'
   | 'Compacted'
   | 'TooLargeResourceVersion'
+  | 'FutureRevision'
   | 'Unreachable'
   | 'InvalidObject';
 
@@ -20,11 +21,34 @@ export class StorageError extends Error {
     readonly revision: bigint = 0n,
     /** For TooLargeResourceVersion: the revision the client asked for. */
     readonly requested?: bigint,
+    /** For TooLargeResourceVersion: the Retry-After its Status carries (0: none). */
+    readonly retryAfterSeconds = 0,
   ) {
     super(message);
     this.name = 'StorageError';
   }
 }
+
+/**
+ * kube's storage.NewTooLargeResourceVersionError: a read that must be at least `requested` saw only
+ * `current`. The watch cache answers it after its 3 s wait with retry 1; the etcd store at once, with 0.
+ */
+export function tooLargeResourceVersionError(key: string, requested: bigint, current: bigint, retryAfterSeconds: number): StorageError {
+  return new StorageError(
+    'TooLargeResourceVersion',
+    key,
+    `Too large resource version: ${requested}, current: ${current}`,
+    current,
+    requested,
+    retryAfterSeconds,
+  );
+}
+
+/**
+ * etcd's ErrFutureRev for a read at a revision it has not reached (an Exact list, a continue token).
+ * kube 1.32 passes it up unconverted, so the client gets a 500 with etcd's text.
+ */
+export const etcdFutureRevisionMessage = 'etcdserver: mvcc: required revision is a future revision';
 
 export function isStorageError(e: unknown, code?: StorageErrorCode): e is StorageError {
   return e instanceof StorageError && (code === undefined || e.code === code);
@@ -37,6 +61,8 @@ export function isStorageError(e: unknown, code?: StorageErrorCode): e is Storag
  */
 export function watchErrorStatus(err: unknown): Status {
   if (isStorageError(err, 'Compacted')) return errors.expired('The resourceVersion for the provided watch is too old.').status;
-  if (isStorageError(err, 'TooLargeResourceVersion')) return errors.tooLargeResourceVersion(err.requested ?? 0n, err.revision).status;
+  if (isStorageError(err, 'TooLargeResourceVersion')) {
+    return errors.tooLargeResourceVersion(err.requested ?? 0n, err.revision, err.retryAfterSeconds).status;
+  }
   return errors.internal(err).status;
 }

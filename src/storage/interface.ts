@@ -15,7 +15,7 @@ export type Predicate = (obj: KubeObject) => boolean;
 /**
  * How fresh a read must be (seed 000's resourceVersion tables): `latest` = Most Recent (quorum or a
  * cache that confirmed it caught up), `any` = Any (RV=0), `notOlderThan` = at least that revision
- * (waits briefly, then TooLargeResourceVersion).
+ * (TooLargeResourceVersion when not reached: the watch cache waits up to 3 s first, etcd answers at once).
  */
 export type ReadConsistency = { kind: 'latest' } | { kind: 'any' } | { kind: 'notOlderThan'; revision: bigint };
 
@@ -117,7 +117,10 @@ export interface Storage {
   guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }>;
   /** Deletes `key` under preconditions (KeyNotFound when absent). Returns the last state, stamped with the delete revision. */
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
-  /** Lists keys under `prefix` (which ends with '/'). */
+  /**
+   * Lists keys under `prefix` (which ends with '/'). TooLargeResourceVersion for a not-older-than
+   * revision not reached; FutureRevision for an exact one etcd has not reached.
+   */
   list(prefix: string, opts: ListOptions): Promise<ListResult>;
   /** Watches `prefix` (or an exact key). */
   watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watch;

@@ -1,11 +1,12 @@
 /**
  * resourceVersion semantics of get and list (seed 000 "Resource version semantics" tables, kube-facts
  * §1.5 and §3) against the real server on a real etcd, through the watch cache and straight from etcd:
- * every assertion runs on both paths. Watch semantics are in watch-semantics.test.ts.
+ * every assertion runs on both paths (where kube answers differently, each path's answer is asserted).
+ * Watch semantics are in watch-semantics.test.ts.
  */
 import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, HttpResult, TestServer } from '../support/api-server';
-import { cause, expectStatus, failure } from '../support/kube-status';
+import { cause, expectStatus, failure, StatusBody } from '../support/kube-status';
 
 interface Obj {
   metadata: { name: string; namespace?: string; resourceVersion: string; uid: string };
@@ -29,13 +30,34 @@ function invalidListOptions(detail: string): ReturnType<typeof failure> {
   });
 }
 
-/** kube's 504 for a resourceVersion the server has not reached after its wait (storage.NewTooLargeResourceVersionError). */
-function tooLarge(requested: bigint | string, current: bigint | string): ReturnType<typeof failure> {
-  return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
-    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-    retryAfterSeconds: 1,
-  });
+/**
+ * kube's 504 for a resourceVersion the server has not reached (storage.NewTooLargeResourceVersionError):
+ * the watch cache's after its 3 s wait asks for a retry after 1 s (watch_cache.go waitUntilFreshAndBlock);
+ * the etcd3 store's, answered at once after its read, carries no retry (store.go validateMinimumResourceVersion).
+ */
+function tooLarge(requested: bigint | string, current: bigint | string, retryAfterSeconds: number): StatusBody {
+  const causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
+  return failure(
+    504,
+    'Timeout',
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    retryAfterSeconds ? { causes, retryAfterSeconds } : { causes },
+  );
 }
+
+/**
+ * kube 1.32's answer to a read at an exact revision etcd has not reached: etcd's ErrFutureRev passes up
+ * unconverted (etcd3 interpretListError, storage/errors InterpretListError) and ErrorToAPIStatus
+ * answers 500 with no reason, no details and etcd's text.
+ */
+const futureRevision: StatusBody = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'etcdserver: mvcc: required revision is a future revision',
+  code: 500,
+};
 
 let etcd: TestEtcd;
 beforeAll(async () => {
@@ -153,26 +175,58 @@ describe.each([{ watchCache: true }, { watchCache: false }])('resourceVersion se
       expect(gone.status).toBe(404);
     });
 
-    test('a resourceVersion far in the future: get and list (not older than, Exact) answer 504 Too large resource version with Retry-After: 1', async () => {
+  });
+
+  test(
+    watchCache
+      ? 'a resourceVersion far in the future: get and not-older-than lists wait 3 s in the cache, then 504 with Retry-After: 1; Exact lists go to etcd: 500 at once'
+      : 'a resourceVersion far in the future: get and not-older-than lists read etcd, then 504 at once without Retry-After; Exact lists 500 at once',
+    async () => {
       const ns = await namespace();
       await createSecret(ns, 's');
       const current = await srv.etcdStore.currentRevision();
       const future = current + 1000n;
-      const started = Date.now();
-      // Both waits run at once (kube's blockTimeout is 3 s each).
-      const [get, listed, exact, legacyExact] = await Promise.all([
-        srv.request('GET', `/api/v1/namespaces/${ns}/secrets/s?resourceVersion=${future}`),
-        listRaw(ns, `resourceVersion=${future}`),
-        listRaw(ns, `resourceVersion=${future}&resourceVersionMatch=Exact`),
-        listRaw(ns, `limit=1&resourceVersion=${future}`),
+      const timed = async (p: Promise<HttpResult>): Promise<{ r: HttpResult; ms: number }> => {
+        const started = Date.now();
+        const r = await p;
+        return { r, ms: Date.now() - started };
+      };
+      // All at once, so that the cache's waits (kube's blockTimeout, 3 s) run side by side.
+      const [notOlderThan, exact] = await Promise.all([
+        Promise.all([
+          timed(srv.request('GET', `/api/v1/namespaces/${ns}/secrets/s?resourceVersion=${future}`)),
+          // The freshness check comes before not-found (cache: WaitUntilFreshAndGet; etcd: validate after the read).
+          timed(srv.request('GET', `/api/v1/namespaces/${ns}/secrets/missing?resourceVersion=${future}`)),
+          timed(listRaw(ns, `resourceVersion=${future}`)),
+          timed(listRaw(ns, `resourceVersion=${future}&resourceVersionMatch=NotOlderThan`)),
+          // kube's cacher serves a not-older-than list with a limit itself (computeListLimit).
+          timed(listRaw(ns, `limit=1&resourceVersion=${future}&resourceVersionMatch=NotOlderThan`)),
+        ]),
+        Promise.all([
+          // Exact, and the legacy Exact of a limit with resourceVersion=N: always read at N from etcd (shouldDelegateList).
+          timed(listRaw(ns, `resourceVersion=${future}&resourceVersionMatch=Exact`)),
+          timed(listRaw(ns, `limit=1&resourceVersion=${future}&resourceVersionMatch=Exact`)),
+          timed(listRaw(ns, `limit=1&resourceVersion=${future}`)),
+        ]),
       ]);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
-      for (const r of [get, listed, exact, legacyExact]) {
-        expectStatus(r, tooLarge(future, current));
-        expect(r.headers['retry-after']).toBe('1');
+      for (const { r, ms } of notOlderThan) {
+        if (watchCache) {
+          expectStatus(r, tooLarge(future, current, 1));
+          expect(r.headers['retry-after']).toBe('1');
+          expect(ms).toBeGreaterThanOrEqual(2500);
+        } else {
+          expectStatus(r, tooLarge(future, current, 0));
+          expect(r.headers['retry-after']).toBeUndefined();
+          expect(ms).toBeLessThan(2500);
+        }
       }
-    });
-  });
+      for (const { r, ms } of exact) {
+        expectStatus(r, futureRevision);
+        expect(r.headers['retry-after']).toBeUndefined();
+        expect(ms).toBeLessThan(2500);
+      }
+    },
+  );
 
   describe('list, resourceVersionMatch unset, no limit', () => {
     test('resourceVersion unset is Most Recent: every write so far, collection RV not older than the last write', async () => {
@@ -350,8 +404,11 @@ describe.each([{ watchCache: true }, { watchCache: false }])('resourceVersion se
       const first = await list(ns, `limit=1&resourceVersion=${latest}&resourceVersionMatch=NotOlderThan`);
       expect(names(first)).toEqual(['b']);
       expect(rvOf(first)).toBeGreaterThanOrEqual(latest);
+      expect(first.metadata.remainingItemCount).toBe(1);
       const second = await list(ns, `limit=1&continue=${first.metadata.continue}`);
       expect(names(second)).toEqual(['c']);
+      expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+      expect(second.metadata.continue).toBeUndefined();
     });
   });
 

@@ -6,7 +6,7 @@
  * history go to etcd, which alone decides what is compacted (410).
  */
 import { markSharedItems, type KubeObject } from '../../api';
-import { StorageError, watchErrorStatus } from '../errors';
+import { StorageError, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
 import { withRevision } from '../revision';
 import type { EtcdStore } from '../etcd/etcd-store';
 import type { FeedEvent } from '../etcd/etcd-feed';
@@ -118,25 +118,44 @@ export class Cacher implements Storage {
 
   async list(prefix: string, o: ListOptions): Promise<ListResult> {
     const c = o.consistency ?? { kind: 'latest' };
-    // kube's shouldDelegateList: continuations, Exact, and limits other than with RV=0 go to etcd.
+    // kube's shouldDelegateList: continuations and Exact go to etcd, and so does a consistent list
+    // with a limit (etcd 3.4 lacks the progress notifications kube's consistent cache reads need).
     const delegate =
       o.startKey !== undefined ||
       o.exactRevision !== undefined ||
-      (o.limit > 0 && c.kind !== 'any') ||
+      (o.limit > 0 && c.kind === 'latest') ||
       !prefix.startsWith(this.keyPrefix) ||
       !this.isReady;
     if (delegate) return this.opts.etcd.list(prefix, o);
     if (c.kind === 'notOlderThan') await this.waitForRevision(prefix, c.revision);
     if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) return this.opts.etcd.list(prefix, o);
+    // kube's computeListLimit: RV=0 lists from the cache ignore limit; a not-older-than one is paged.
+    const limit = c.kind === 'notOlderThan' ? o.limit : 0;
     const keys = this.keysWithPrefix(prefix);
     const items: KubeObject[] = [];
+    let lastKey: string | undefined;
+    let more = false;
     for (let i = 0; i < keys.length; i++) {
-      const obj = this.objects.get(keys[i] as string) as KubeObject;
-      if (!o.predicate || o.predicate(obj)) items.push(obj);
+      const key = keys[i] as string;
+      const obj = this.objects.get(key) as KubeObject;
+      if (!o.predicate || o.predicate(obj)) {
+        items.push(obj);
+        lastKey = key;
+      }
+      if (limit > 0 && items.length >= limit) {
+        // As kube's cacher: more when any key (matching or not) follows.
+        more = i < keys.length - 1;
+        break;
+      }
     }
-    // kube: RV=0 lists from the cache ignore limit (no continue token).
     // The items are the cache's own immutable values: encoders may memoise them per object.
-    return { items: markSharedItems(items), revision: this.revision };
+    const result: ListResult = { items: markSharedItems(items), revision: this.revision };
+    if (more && lastKey !== undefined) {
+      result.continueKey = lastKey;
+      // kube's PrepareContinueToken: the keys under the prefix less the limit, only without selectors.
+      if (!o.hasSelector) result.remainingItemCount = keys.length - limit;
+    }
+    return result;
   }
 
   watch(prefix: string, o: WatchOptions, sink: WatchSink): Watch {
@@ -280,7 +299,10 @@ export class Cacher implements Storage {
     this.waiters = still;
   }
 
-  /** Waits until the cache has applied `revision`, else TooLargeResourceVersion (504 / ERROR event). */
+  /**
+   * kube's waitUntilFreshAndBlock: waits until the cache has applied `revision`, else
+   * TooLargeResourceVersion naming the cache's revision, retry 1 (504 + Retry-After / ERROR event).
+   */
   private async waitForRevision(key: string, revision: bigint): Promise<void> {
     if (revision <= this.revision) return;
     const reached = await new Promise<boolean>((resolve) => {
@@ -297,9 +319,7 @@ export class Cacher implements Storage {
       };
       this.waiters.push(waiter);
     });
-    if (!reached) {
-      throw new StorageError('TooLargeResourceVersion', key, `too large resource version: ${revision}`, this.revision, revision);
-    }
+    if (!reached) throw tooLargeResourceVersionError(key, revision, this.revision, 1);
   }
 
   /** A consistent read from the cache first confirms it has caught up with etcd's current revision. */

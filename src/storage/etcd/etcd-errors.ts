@@ -5,7 +5,7 @@ import {
   GRPCDeadlineExceededError,
   GRPCUnavailableError,
 } from 'etcd3';
-import { StorageError } from '../errors';
+import { StorageError, etcdFutureRevisionMessage } from '../errors';
 
 export function toStorageError(e: unknown, key: string): unknown {
   if (e instanceof StorageError) return e;
@@ -13,8 +13,9 @@ export function toStorageError(e: unknown, key: string): unknown {
   if (msg.includes('required revision has been compacted')) {
     return new StorageError('Compacted', key, msg);
   }
-  if (msg.includes('required revision is a future revision')) {
-    return new StorageError('TooLargeResourceVersion', key, msg);
+  // grpc-js prefixes the status ("11 OUT_OF_RANGE: "); Go's client error is etcd's text alone.
+  if (msg.includes(etcdFutureRevisionMessage)) {
+    return new StorageError('FutureRevision', key, etcdFutureRevisionMessage);
   }
   if (
     e instanceof GRPCUnavailableError ||

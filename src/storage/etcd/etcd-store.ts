@@ -8,7 +8,7 @@ import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
 import { KubeObject, cloneJson } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
-import { StorageError, watchErrorStatus } from '../errors';
+import { StorageError, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
 import {
   CreateOptions,
   DeleteOptions,
@@ -37,7 +37,10 @@ export interface EtcdStoreOptions {
   transformer?: Transformer;
   /** Deadline for every unary etcd call (a down etcd fails requests instead of hanging them). */
   requestTimeoutMs?: number;
-  /** How long a read at a future revision waits before TooLargeResourceVersion (kube: 3 s). */
+  /**
+   * How long a watch from a future revision waits before its ERROR 504. Gets and lists never wait:
+   * as kube's etcd3 store they read, then answer TooLargeResourceVersion if the read is older.
+   */
   futureRevisionWaitMs?: number;
 }
 
@@ -108,9 +111,11 @@ export class EtcdStore implements Storage {
     return withRevision(obj, BigInt(resp.header.revision));
   }
 
+  /** kube's store.Get: a quorum read, then the not-older-than check (before not-found, as kube). */
   async get(key: string, opts: { consistency?: ReadConsistency } = {}): Promise<KubeObject> {
-    if (opts.consistency?.kind === 'notOlderThan') await this.waitForRevision(key, opts.consistency.revision);
-    const cur = await this.readCurrent(key);
+    const resp = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key) }));
+    validateMinimumRevision(key, opts.consistency, BigInt(resp.header.revision));
+    const cur = await this.currentFrom(key, resp);
     if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
     return cur.object;
   }
@@ -209,10 +214,12 @@ export class EtcdStore implements Storage {
     throw new StorageError('Conflict', key, `too many conflicting deletes of ${key}`);
   }
 
+  /**
+   * kube's store.GetList. A not-older-than list reads the latest revision and then answers
+   * TooLargeResourceVersion at once if that is older; an exact revision etcd has not reached fails
+   * the range itself (FutureRevision).
+   */
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
-    if (opts.consistency?.kind === 'notOlderThan' && opts.exactRevision === undefined) {
-      await this.waitForRevision(prefix, opts.consistency.revision);
-    }
     const rangeEnd = prefixEnd(prefix);
     let startKey = Buffer.from(opts.startKey ?? prefix);
     let revision = opts.exactRevision ?? 0n;
@@ -231,6 +238,7 @@ export class EtcdStore implements Storage {
           revision: String(revision),
         }),
       );
+      if (page === 0 && opts.exactRevision === undefined) validateMinimumRevision(prefix, opts.consistency, BigInt(resp.header.revision));
       if (revision === 0n) revision = BigInt(resp.header.revision);
       if (page === 0) firstCount = Number(resp.count);
       let stoppedAt = -1;
@@ -296,7 +304,8 @@ export class EtcdStore implements Storage {
     const start = async (): Promise<void> => {
       let since: bigint;
       if (opts.start.kind === 'after') {
-        // As the cache does: a start etcd has not reached waits briefly, then ERROR 504.
+        // As our cache does, a start etcd has not reached waits briefly, then ERROR 504 (kube's
+        // etcd watch instead opens and waits for the events after it).
         await this.waitForRevision(prefix, opts.start.revision);
         since = opts.start.revision;
       }
@@ -369,14 +378,13 @@ export class EtcdStore implements Storage {
     return this.client;
   }
 
+  /** A watch's start etcd has not reached: polls for a while, then TooLargeResourceVersion (retry 1). */
   private async waitForRevision(key: string, min: bigint): Promise<void> {
     const deadline = Date.now() + this.futureRevisionWaitMs;
     for (;;) {
       const current = await this.currentRevision();
       if (current >= min) return;
-      if (Date.now() >= deadline) {
-        throw new StorageError('TooLargeResourceVersion', key, `too large resource version: ${min}`, current, min);
-      }
+      if (Date.now() >= deadline) throw tooLargeResourceVersionError(key, min, current, 1);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -421,6 +429,14 @@ export class EtcdStore implements Storage {
       throw toStorageError(e, key);
     }
   }
+}
+
+/**
+ * kube's validateMinimumResourceVersion: data read at etcd revision `read` must be at least the
+ * requested resourceVersion, else TooLargeResourceVersion at once, with no retry advice.
+ */
+function validateMinimumRevision(key: string, c: ReadConsistency | undefined, read: bigint): void {
+  if (c?.kind === 'notOlderThan' && c.revision > read) throw tooLargeResourceVersionError(key, c.revision, read, 0);
 }
 
 function keyExists(key: string): StorageError {

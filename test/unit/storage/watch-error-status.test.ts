@@ -1,4 +1,4 @@
-import { StorageError, watchErrorStatus } from '../../../src/storage';
+import { StorageError, tooLargeResourceVersionError, watchErrorStatus } from '../../../src/storage';
 
 describe('watchErrorStatus: the ERROR event a watch ends with when storage fails', () => {
   test('a compacted start: 410 Expired', () => {
@@ -11,9 +11,31 @@ describe('watchErrorStatus: the ERROR event a watch ends with when storage fails
     });
   });
 
-  test('a start the store has not reached: 504 naming both revisions', () => {
-    const s = watchErrorStatus(new StorageError('TooLargeResourceVersion', '/registry/secrets', 'too large', 7n, 9n));
-    expect(s).toMatchObject({ code: 504, reason: 'Timeout', message: 'Timeout: Too large resource version: 9, current: 7' });
+  test('a start the store has not reached: 504 naming both revisions, with the retry the error carries', () => {
+    const causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
+    const message = 'Timeout: Too large resource version: 9, current: 7';
+    // The watch cache's, after its wait (kube: resourceVersionTooHighRetrySeconds = 1).
+    expect(watchErrorStatus(tooLargeResourceVersionError('/registry/secrets', 9n, 7n, 1))).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: 'Timeout',
+      details: { causes, retryAfterSeconds: 1 },
+      code: 504,
+    });
+    // etcd's validateMinimumResourceVersion passes 0: retryAfterSeconds is omitted.
+    expect(watchErrorStatus(tooLargeResourceVersionError('/registry/secrets', 9n, 7n, 0))).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: 'Timeout',
+      details: { causes },
+      code: 504,
+    });
   });
 
   test('anything else: 500', () => {
