@@ -4,24 +4,30 @@
  * reports progress in the five deletion conditions of status, then removes the `kubernetes`
  * finalizer through /finalize, which lets the registry delete the namespace (kube-facts §7).
  */
-import { Timers } from './timers';
 import { ApiError, KubeObject, timestamp } from '../api';
-import type { GenericStore, Registry, RequestContext, Watch } from '../registry';
+import type { GenericStore, Registry, RequestContext } from '../registry';
 import { specFinalizers } from '../registry/namespace-store';
+import { WatchKeeper } from './watch-keeper';
+import { WorkQueue } from './work-queue';
 
 export interface NamespaceControllerOptions {
   registry: Registry;
-  /** Delay before retrying a namespace whose content is still going (finalizers). */
+  /**
+   * Delay before another pass over a namespace whose content is still going (finalizers); kube waits
+   * estimate/2 + 1 s, 1 s when nothing is terminating gracefully.
+   */
   retryDelayMs?: number;
+  /** First retry delay after a failed pass, doubling per failure (kube's nsControllerRateLimiter: 5 ms). */
+  failureBaseDelayMs?: number;
+  /** Ceiling of that backoff (kube: 60 s, so a failing namespace is retried at least every minute). */
+  failureMaxDelayMs?: number;
+  /** Namespaces deleted at once (kube: --concurrent-namespace-syncs, 10). */
+  workers?: number;
   onError?: (err: unknown) => void;
 }
 
 export class NamespaceController {
-  private watch?: Watch;
-  private stopped = false;
-  private readonly queue = new Set<string>();
-  private running = false;
-  private readonly timers = new Timers();
+  private run?: { queue: WorkQueue<string>; watches: WatchKeeper };
 
   constructor(private readonly opts: NamespaceControllerOptions) {}
 
@@ -29,56 +35,41 @@ export class NamespaceController {
     return { namespace, warnings: [], dryRun: false, now: () => new Date(), user: { name: 'system:serviceaccount:kube-system:namespace-controller', uid: '', groups: ['system:masters'] } };
   }
 
+  /** Opens the namespace watch (its initial events queue every terminating namespace); resolves once it opened or failed (and will retry). */
   async start(): Promise<void> {
-    this.stopped = false;
-    this.timers.start();
-    await this.startWatch();
+    if (this.run) return;
+    const onError = (e: unknown) => this.opts.onError?.(e);
+    const queue = new WorkQueue<string>({
+      handler: async (name) => ((await this.sync(name)) ? undefined : { requeueAfterMs: this.opts.retryDelayMs ?? 1000 }),
+      workers: this.opts.workers ?? 10,
+      baseDelayMs: this.opts.failureBaseDelayMs ?? 5,
+      maxDelayMs: this.opts.failureMaxDelayMs ?? 60_000,
+      onError,
+    });
+    const watches = new WatchKeeper({ onError });
+    this.run = { queue, watches };
+    const store = this.opts.registry.get('', 'v1', 'namespaces');
+    if (!store) return;
+    // Reopened, the watch replays every namespace again: one whose deletion began meanwhile is not missed.
+    watches.keep(
+      'namespaces',
+      (e) => {
+        if (e.type === 'ADDED' || e.type === 'MODIFIED') {
+          const ns = e.object as KubeObject;
+          if (ns.metadata.deletionTimestamp) queue.add(ns.metadata.name ?? '');
+        }
+      },
+      (sink) => store.watch(this.ctx(), {}, sink),
+    );
+    await watches.idle();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.watch?.stop();
-    this.timers.stop();
-  }
-
-  private async startWatch(): Promise<void> {
-    const store = this.opts.registry.get('', 'v1', 'namespaces');
-    if (!store || this.stopped) return;
-    try {
-      this.watch = await store.watch(this.ctx(), {}, {
-        event: (e) => {
-          if (e.type === 'ADDED' || e.type === 'MODIFIED') {
-            const ns = e.object as KubeObject;
-            if (ns.metadata.deletionTimestamp) this.enqueue(ns.metadata.name ?? '');
-          }
-        },
-        closed: () => this.timers.later(() => void this.startWatch(), 1000),
-      });
-    } catch (e) {
-      this.opts.onError?.(e);
-      this.timers.later(() => void this.startWatch(), 1000);
-    }
-  }
-
-  private enqueue(name: string): void {
-    this.queue.add(name);
-    if (!this.running) void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    while (this.queue.size && !this.stopped) {
-      const name = this.queue.values().next().value as string;
-      this.queue.delete(name);
-      try {
-        const done = await this.sync(name);
-        if (!done) this.timers.later(() => this.enqueue(name), this.opts.retryDelayMs ?? 1000);
-      } catch (e) {
-        this.opts.onError?.(e);
-        this.timers.later(() => this.enqueue(name), this.opts.retryDelayMs ?? 1000);
-      }
-    }
-    this.running = false;
+    const run = this.run;
+    if (!run) return;
+    this.run = undefined;
+    void run.watches.stop();
+    void run.queue.shutDown();
   }
 
   /**

@@ -5,16 +5,24 @@
  * deleted (replenishment), and on every resync period; the status is written with the quota's
  * resourceVersion as precondition so it never overwrites a concurrent admission charge.
  */
-import { Timers } from './timers';
 import { ApiError, KubeObject, Quantity, parseQuantity, cloneJson } from '../api';
-import type { GenericStore, Registry, RequestContext, Watch } from '../registry';
+import { countedGroupResource, isQuotaIgnoredResource, matchedByBuiltinEvaluator, quotableVerbs } from '../api/resource-quota-names';
+import type { GenericStore, Registry, RequestContext, WatchEvent } from '../registry';
+import { WatchKeeper } from './watch-keeper';
+import { WorkQueue } from './work-queue';
 
 export interface QuotaControllerOptions {
   registry: Registry;
   /** Full recalculation period (kube: --resource-quota-sync-period, 5 min). */
   resyncPeriodMs?: number;
-  /** Delay before retrying a quota whose sync failed (conflict, etcd down). */
+  /** First retry delay of a quota whose sync failed (conflict, etcd down), doubling per failure (kube: 5 ms). */
   retryDelayMs?: number;
+  /** Ceiling of that backoff (kube's DefaultControllerRateLimiter: 1000 s). */
+  maxRetryDelayMs?: number;
+  /** Quotas synced at once per queue (kube: --concurrent-resource-quota-syncs, 5). */
+  workers?: number;
+  /** First delay before reopening a watch that ended (doubling to 30 s; default 800 ms). */
+  watchRetryDelayMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -24,32 +32,9 @@ interface QuotaShape {
   status?: { hard?: QuantityMap; used?: QuantityMap };
 }
 const shape = (q: KubeObject) => q as unknown as QuotaShape;
-
-/** The names kube's pod, service and PVC evaluators track: always 0 here, as none of those kinds is served. */
-function trackedButUncountable(name: string): boolean {
-  const fixed = [
-    'pods', 'services', 'services.nodeports', 'services.loadbalancers', 'persistentvolumeclaims', 'replicationcontrollers',
-    'count/pods', 'count/services', 'count/persistentvolumeclaims', 'count/replicationcontrollers',
-    'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.storage', 'requests.ephemeral-storage',
-    'limits.cpu', 'limits.memory', 'limits.ephemeral-storage',
-  ];
-  if (fixed.includes(name)) return true;
-  if (name.startsWith('hugepages-') || name.startsWith('requests.hugepages-')) return true;
-  if (/^[^/]+\.storageclass\.storage\.k8s\.io\/(requests\.storage|persistentvolumeclaims)$/.test(name)) return true;
-  // Extended resources are tracked by the pod evaluator as requests.<domain>/<name>.
-  return name.startsWith('requests.') && name.includes('/') && !name.includes('kubernetes.io/');
-}
-
-const legacyCountNames = ['secrets', 'configmaps', 'resourcequotas', 'replicationcontrollers'];
-
-/** The (group, resource) a quota name counts: `count/<r>[.<g>]` or a legacy core name. */
-function countedResource(name: string): { group: string; resource: string } | undefined {
-  if (legacyCountNames.includes(name)) return { group: '', resource: name };
-  if (!name.startsWith('count/')) return undefined;
-  const rest = name.slice('count/'.length);
-  const dot = rest.indexOf('.');
-  return dot < 0 ? { group: '', resource: rest } : { group: rest.slice(dot + 1), resource: rest.slice(0, dot) };
-}
+/** A watch of changes after the current revision, with no initial events (kube: sendInitialEvents=false, resourceVersion unset). */
+const fromNow = { watch: true, sendInitialEvents: false, resourceVersionMatch: 'NotOlderThan' } as const;
+const isQuotaStore = (s: GenericStore) => s.def.group === '' && s.def.resource === 'resourcequotas';
 
 function quantitiesEqual(a: QuantityMap | undefined, b: QuantityMap | undefined): boolean {
   const ak = Object.keys(a ?? {});
@@ -57,14 +42,21 @@ function quantitiesEqual(a: QuantityMap | undefined, b: QuantityMap | undefined)
   return ak.every((k) => b?.[k] !== undefined && parseQuantity((a ?? {})[k] as string).equals(parseQuantity(b[k] as string)));
 }
 
+/** The queues and watches of one run (start → stop); a new run builds new ones. */
+interface Run {
+  /** kube's primary queue: resyncs, replenishment, spec changes. */
+  queue: WorkQueue<string>;
+  /** kube's missingUsageQueue: quotas whose status does not yet reflect spec.hard, handled apart so a backlog never delays them. */
+  missingUsage: WorkQueue<string>;
+  /** Deletions to replenish, one key per `<namespace>/<group>/<resource>` (a burst of deletes lists the quotas once). */
+  replenish: WorkQueue<string>;
+  watches: WatchKeeper;
+  resync?: NodeJS.Timeout;
+}
+
 export class QuotaController {
-  private readonly watches = new Map<string, Watch>();
-  private readonly queue = new Set<string>();
-  private readonly timers = new Timers();
-  private running = false;
-  private stopped = true;
+  private run?: Run;
   private listening = false;
-  private resync?: NodeJS.Timeout;
 
   constructor(private readonly opts: QuotaControllerOptions) {}
 
@@ -78,134 +70,163 @@ export class QuotaController {
     };
   }
 
-  /** Starts the quota watch (its initial ADDED events sync every quota), the replenishment watches and the resync timer. */
+  /**
+   * Opens the replenishment watches, then the quota watch (whose initial events queue every quota),
+   * and starts the resync timer. Resolves once every watch has opened or failed (and will retry).
+   */
   async start(): Promise<void> {
-    this.stopped = false;
-    this.timers.start();
+    if (this.run) return;
+    const onError = (e: unknown) => this.opts.onError?.(e);
+    const syncQueue = () =>
+      new WorkQueue<string>({
+        handler: (key) => this.sync(key),
+        workers: this.opts.workers ?? 5,
+        baseDelayMs: this.opts.retryDelayMs ?? 5,
+        maxDelayMs: this.opts.maxRetryDelayMs ?? 1_000_000,
+        // A conflict is the expected race with admission's charges: retried quietly.
+        onError: (e) => {
+          if (!(e instanceof ApiError && e.code === 409)) onError(e);
+        },
+      });
+    const run: Run = {
+      queue: syncQueue(),
+      missingUsage: syncQueue(),
+      replenish: new WorkQueue<string>({ handler: (key) => this.replenish(key), onError }),
+      watches: new WatchKeeper({ onError, baseDelayMs: this.opts.watchRetryDelayMs }),
+    };
+    this.run = run;
     if (!this.listening) {
       // Resources added at run time (custom resources) are watched too; the registry keeps listeners for good.
-      this.opts.registry.onChange(() => void this.watchCountedResources());
+      this.opts.registry.onChange(() => this.watchCountedResources());
       this.listening = true;
     }
-    await this.watchCountedResources();
-    this.resync = setInterval(() => void this.enqueueAll(), this.opts.resyncPeriodMs ?? 5 * 60_000);
+    this.watchCountedResources();
+    await run.watches.idle();
+    if (this.run !== run) return;
+    run.resync = setInterval(() => void this.enqueueAll(), this.opts.resyncPeriodMs ?? 5 * 60_000);
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const w of this.watches.values()) w.stop();
-    this.watches.clear();
-    this.timers.stop();
-    if (this.resync) clearInterval(this.resync);
+    const run = this.run;
+    if (!run) return;
+    this.run = undefined;
+    if (run.resync) clearInterval(run.resync);
+    void run.watches.stop();
+    void run.queue.shutDown();
+    void run.missingUsage.shutDown();
+    void run.replenish.shutDown();
   }
 
-  /** One watch per namespaced store: quotas (to sync them) and everything else (deletions replenish). */
-  private async watchCountedResources(): Promise<void> {
-    for (const store of this.opts.registry.all()) {
+  /** The keys (`<group>/<resource>`) whose watch is open: for tests and diagnostics. */
+  watchedResources(): string[] {
+    return this.run?.watches.openKeys() ?? [];
+  }
+
+  /**
+   * One watch per quotable resource (kube's QuotaMonitor): the quota store last, so every
+   * replenishment watch is open before the first quota is counted. Keys already kept are skipped,
+   * however often or concurrently this runs.
+   */
+  private watchCountedResources(): void {
+    const run = this.run;
+    if (!run) return;
+    const stores = this.opts.registry.all().filter((s) => this.isQuotable(s));
+    for (const store of [...stores.filter((s) => !isQuotaStore(s)), ...stores.filter(isQuotaStore)]) {
       const key = `${store.def.group}/${store.def.resource}`;
-      if (!store.def.namespaced || !store.def.verbs.includes('watch') || this.watches.has(key) || this.stopped) continue;
-      await this.startWatch(key, store);
-    }
-  }
-
-  private async startWatch(key: string, store: GenericStore): Promise<void> {
-    const isQuota = store.def.group === '' && store.def.resource === 'resourcequotas';
-    try {
-      const watch = await store.watch(this.ctx(), {}, {
-        event: (e) => {
-          if (e.object.kind === 'Status') return;
-          const obj = e.object as KubeObject;
-          // kube's informer add handler queues every quota it sees (so a restart recalculates all of them);
-          // an update only when spec.hard is not yet mirrored or usage is missing.
-          if (isQuota && (e.type === 'ADDED' || (e.type === 'MODIFIED' && this.needsSync(obj)))) this.enqueue(obj);
-          if (e.type === 'DELETED') void this.replenish(store, obj.metadata.namespace ?? '');
-        },
-        closed: () => {
-          this.watches.delete(key);
-          // Events may have been missed while the watch was down: recalculate everything.
-          this.timers.later(() => void this.startWatch(key, store).then(() => this.enqueueAll()), 1000);
-        },
+      if (run.watches.has(key)) continue;
+      run.watches.keep(key, (e) => this.onEvent(store, e), async (sink, resumed) => {
+        // Replenishment needs only deletions from now on: no replay of existing objects. The quota watch
+        // replays every quota once (its ADDED events queue them); reopened, it starts from now like the
+        // others, and a full recalculation covers whatever happened while no watch ran.
+        const initialEvents = isQuotaStore(store) && !resumed;
+        const watch = await store.watch(this.ctx(), initialEvents ? {} : fromNow, sink);
+        if (resumed) void this.enqueueAll();
+        return watch;
       });
-      if (this.stopped) watch.stop();
-      else this.watches.set(key, watch);
-    } catch (e) {
-      this.opts.onError?.(e);
-      this.timers.later(() => void this.startWatch(key, store), 1000);
     }
   }
 
-  /** kube's addQuota: a spec not yet mirrored in status, or a hard name without usage. */
+  /** kube's GetQuotableResources minus the ignored ones: namespaced, create/list/watch/delete. */
+  private isQuotable(store: GenericStore): boolean {
+    const { def } = store;
+    return def.namespaced && quotableVerbs.every((v) => (def.verbs as string[]).includes(v)) && !isQuotaIgnoredResource(def.group, def.resource);
+  }
+
+  private onEvent(store: GenericStore, e: WatchEvent): void {
+    if (e.object.kind === 'Status') return;
+    const obj = e.object as KubeObject;
+    // kube's informer add handler queues every quota it sees (so a restart recalculates all of them);
+    // an update only when spec.hard is not yet mirrored or usage is missing.
+    if (isQuotaStore(store) && (e.type === 'ADDED' || (e.type === 'MODIFIED' && this.needsSync(obj)))) this.addQuota(obj);
+    if (e.type === 'DELETED' && obj.metadata.namespace) {
+      this.run?.replenish.add(`${obj.metadata.namespace}/${store.def.group}/${store.def.resource}`);
+    }
+  }
+
   private needsSync(q: KubeObject): boolean {
     const { spec, status } = shape(q);
-    if (!quantitiesEqual(spec?.hard, status?.hard)) return true;
+    return !quantitiesEqual(spec?.hard, status?.hard) || this.missesUsage(q);
+  }
+
+  /** A hard name with no usage yet that this controller can evaluate. */
+  private missesUsage(q: KubeObject): boolean {
+    const { status } = shape(q);
     return Object.keys(status?.hard ?? {}).some((n) => status?.used?.[n] === undefined && this.canEvaluate(n));
   }
 
+  /** kube's addQuota: a spec not yet mirrored in status, or a hard name without usage, goes to the priority queue. */
+  private addQuota(q: KubeObject): void {
+    const run = this.run;
+    if (!run) return;
+    const key = `${q.metadata.namespace ?? ''}/${q.metadata.name ?? ''}`;
+    const { spec, status } = shape(q);
+    if (!quantitiesEqual(spec?.hard, status?.hard) || this.missesUsage(q)) run.missingUsage.add(key);
+    else run.queue.add(key);
+  }
+
   private canEvaluate(name: string): boolean {
-    return trackedButUncountable(name) || this.storeFor(name) !== undefined;
+    return this.storeFor(name) !== undefined || matchedByBuiltinEvaluator(name);
   }
 
+  /** The quotable store whose objects a quota name counts. */
   private storeFor(name: string): GenericStore | undefined {
-    const r = countedResource(name);
+    const r = countedGroupResource(name);
     if (!r) return undefined;
-    return this.opts.registry.all().find((s) => s.def.namespaced && s.def.group === r.group && s.def.resource === r.resource);
+    return this.opts.registry.all().find((s) => s.def.group === r.group && s.def.resource === r.resource && this.isQuotable(s));
   }
 
-  /** A deletion frees quota: recalculate the namespace's quotas that track this resource. */
-  private async replenish(store: GenericStore, namespace: string): Promise<void> {
+  /** kube's replenishQuota: a deletion frees quota, so recalculate the namespace's quotas that track the resource. */
+  private async replenish(key: string): Promise<void> {
+    const [namespace = '', group = '', resource = ''] = key.split('/');
     const quotas = this.opts.registry.get('', 'v1', 'resourcequotas');
-    if (!quotas || !namespace) return;
-    try {
-      const list = await quotas.list(this.ctx(namespace), {});
-      for (const q of list.items) {
-        const names = Object.keys(shape(q).status?.hard ?? {});
-        if (names.some((n) => this.storeFor(n) === store)) this.enqueue(q);
-      }
-    } catch (e) {
-      this.opts.onError?.(e);
+    const run = this.run;
+    if (!quotas || !run) return;
+    const tracks = (n: string) => {
+      const r = countedGroupResource(n);
+      return r?.group === group && r.resource === resource;
+    };
+    for (const q of (await quotas.list(this.ctx(namespace), {})).items) {
+      // kube looks at status.hard only; spec.hard too covers a quota whose first sync has not written it yet.
+      const { spec, status } = shape(q);
+      if ([...Object.keys(spec?.hard ?? {}), ...Object.keys(status?.hard ?? {})].some(tracks)) run.queue.add(`${namespace}/${q.metadata.name ?? ''}`);
     }
   }
 
+  /** kube's enqueueAll: every quota into the primary queue (the resync, and after a watch reopened). */
   private async enqueueAll(): Promise<void> {
     const quotas = this.opts.registry.get('', 'v1', 'resourcequotas');
-    if (!quotas) return;
+    const run = this.run;
+    if (!quotas || !run) return;
     try {
-      for (const q of (await quotas.list(this.ctx(), {})).items) this.enqueue(q);
+      for (const q of (await quotas.list(this.ctx(), {})).items) run.queue.add(`${q.metadata.namespace ?? ''}/${q.metadata.name ?? ''}`);
     } catch (e) {
       this.opts.onError?.(e);
-    }
-  }
-
-  private enqueue(q: KubeObject): void {
-    this.enqueueKey(`${q.metadata.namespace ?? ''}/${q.metadata.name ?? ''}`);
-  }
-
-  private enqueueKey(key: string): void {
-    this.queue.add(key);
-    if (!this.running) void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (this.queue.size && !this.stopped) {
-        const key = this.queue.values().next().value as string;
-        this.queue.delete(key);
-        const [namespace = '', name = ''] = key.split('/');
-        try {
-          await this.sync(namespace, name);
-        } catch (e) {
-          if (!(e instanceof ApiError && e.code === 409)) this.opts.onError?.(e);
-          this.timers.later(() => this.enqueueKey(key), this.opts.retryDelayMs ?? 200);
-        }
-      }
-    } finally {
-      this.running = false;
     }
   }
 
   /** kube's syncResourceQuota: status.hard = spec.hard, status.used = observed usage masked to hard. */
-  private async sync(namespace: string, name: string): Promise<void> {
+  private async sync(key: string): Promise<void> {
+    const [namespace = '', name = ''] = key.split('/');
     const store = this.opts.registry.get('', 'v1', 'resourcequotas');
     if (!store) return;
     let quota: KubeObject;
@@ -228,7 +249,8 @@ export class QuotaController {
         // Object-count evaluators match no scope, so a scoped quota counts nothing.
         if (!counts.has(counted)) counts.set(counted, scoped ? 0 : (await counted.list(this.ctx(namespace), {})).items.length);
         used[n] = Quantity.of(counts.get(counted) ?? 0).toString();
-      } else if (trackedButUncountable(n)) {
+      } else if (matchedByBuiltinEvaluator(n)) {
+        // kube's pod, service and PVC evaluators (and the replicationcontrollers count) list kinds not served here.
         used[n] = '0';
       }
     }

@@ -7,6 +7,7 @@
  */
 import { KubeObject, Quantity, errors, parseQuantity, cloneJson } from '../../api';
 import type { RequestContext } from '../../api/request-context';
+import { isQuotaIgnoredResource, objectCountResourceNames } from '../../api/resource-quota-names';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interface';
 
 /** Reads and writes quotas for the plugin (the registry, wired by the server). */
@@ -29,21 +30,7 @@ export interface ResourceQuotaAdmissionOptions {
   timeoutMs?: number;
 }
 
-/** kube's DefaultIgnoredResources: never counted. */
-const ignoredResources = new Set(['/events']);
-/** The legacy object-count names kube tracks alongside count/<resource> (core group only). */
-const legacyCountNames = new Set(['secrets', 'configmaps', 'resourcequotas', 'replicationcontrollers']);
-
-/**
- * The quota resource names one created object of (group, resource) consumes (kube's
- * ObjectCountQuotaResourceNameFor plus the legacy aliases): `count/secrets` and `secrets`,
- * `count/widgets.example.com`, ...
- */
-export function objectCountResourceNames(group: string, resource: string): string[] {
-  const names = [group ? `count/${resource}.${group}` : `count/${resource}`];
-  if (!group && legacyCountNames.has(resource)) names.push(resource);
-  return names;
-}
+export { objectCountResourceNames };
 
 type ResourceList = Map<string, Quantity>;
 
@@ -282,7 +269,8 @@ export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlu
     async validate(_ctx: RequestContext, a: AdmissionAttributes) {
       // Subresources, cluster-scoped objects and anything but CREATE never consume object counts.
       if (a.subresource || !a.namespace || !a.namespaced || a.operation !== 'CREATE') return;
-      if (ignoredResources.has(`${a.group}/${a.resource}`)) return;
+      // kube's DefaultIgnoredResources (events, the virtual review resources) are never counted.
+      if (isQuotaIgnoredResource(a.group, a.resource)) return;
       await evaluator.evaluate(a);
     },
   };
