@@ -40,9 +40,13 @@ export function forkWatchers(o: WatcherProcessOptions, onConnecting: (connected:
   let delivered = 0;
   let result: ((msg: Extract<WatcherChildMessage, { type: 'result' }>) => void) | undefined;
   let failed: ((e: Error) => void) | undefined;
+  let exited: Error | undefined;
   return new Promise((resolve, reject) => {
     failed = reject;
-    child.once('exit', (code) => failed?.(new Error(`watcher process exited with code ${code}`)));
+    child.once('exit', (code) => {
+      exited = new Error(`watcher process exited with code ${code}`);
+      failed?.(exited);
+    });
     child.on('message', (msg: WatcherChildMessage) => {
       if (msg.type === 'failed') failed?.(new Error(`watcher process failed: ${msg.message}`));
       else if (msg.type === 'connecting') onConnecting(msg.connected);
@@ -56,6 +60,10 @@ export function forkWatchers(o: WatcherProcessOptions, onConnecting: (connected:
           measure: () => child.send({ type: 'measure' }),
           finish: () =>
             new Promise<FleetResult>((done, fail) => {
+              if (exited) {
+                fail(exited);
+                return;
+              }
               failed = fail;
               result = (r) => {
                 failed = undefined;
