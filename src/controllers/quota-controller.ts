@@ -7,7 +7,7 @@
  */
 import { ApiError, KubeObject, Quantity, parseQuantity, cloneJson } from '../api';
 import { countedGroupResource, isQuotaIgnoredResource, matchedByBuiltinEvaluator, quotableVerbs } from '../api/resource-quota-names';
-import type { GenericStore, Registry, RequestContext, WatchEvent } from '../registry';
+import type { GenericStore, ListQuery, Registry, RequestContext, WatchEvent } from '../registry';
 import { WatchKeeper } from './watch-keeper';
 import { WorkQueue } from './work-queue';
 
@@ -33,7 +33,7 @@ interface QuotaShape {
 }
 const shape = (q: KubeObject) => q as unknown as QuotaShape;
 /** A watch of changes after the current revision, with no initial events (kube: sendInitialEvents=false, resourceVersion unset). */
-const fromNow = { watch: true, sendInitialEvents: false, resourceVersionMatch: 'NotOlderThan' } as const;
+const fromNow = (): ListQuery => ({ watch: true, sendInitialEvents: false, resourceVersionMatch: 'NotOlderThan' });
 const isQuotaStore = (s: GenericStore) => s.def.group === '' && s.def.resource === 'resourcequotas';
 
 function quantitiesEqual(a: QuantityMap | undefined, b: QuantityMap | undefined): boolean {
@@ -139,7 +139,7 @@ export class QuotaController {
         // replays every quota once (its ADDED events queue them); reopened, it starts from now like the
         // others, and a full recalculation covers whatever happened while no watch ran.
         const initialEvents = isQuotaStore(store) && !resumed;
-        const watch = await store.watch(this.ctx(), initialEvents ? {} : fromNow, sink);
+        const watch = await store.watch(this.ctx(), initialEvents ? {} : fromNow(), sink);
         if (resumed) void this.enqueueAll();
         return watch;
       });
