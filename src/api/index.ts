@@ -14,3 +14,4 @@ export * from './request-context';
 export * from './resource-version';
 export * from './shared-items';
 export * from './json-clone';
+export * from './resource-quota-names';

@@ -5,8 +5,7 @@
  * deleted (replenishment), and on every resync period; the status is written with the quota's
  * resourceVersion as precondition so it never overwrites a concurrent admission charge.
  */
-import { ApiError, KubeObject, Quantity, parseQuantity, cloneJson } from '../api';
-import { countedGroupResource, isQuotaIgnoredResource, matchedByBuiltinEvaluator, quotableVerbs } from '../api/resource-quota-names';
+import { ApiError, KubeObject, Quantity, parseQuantity, cloneJson, countedGroupResource, isQuotaIgnoredResource, matchedByBuiltinEvaluator, quotableVerbs } from '../api';
 import type { GenericStore, ListQuery, Registry, RequestContext, WatchEvent } from '../registry';
 import { WatchKeeper } from './watch-keeper';
 import { WorkQueue } from './work-queue';

@@ -5,9 +5,8 @@
  * Requests are batched per namespace (one evaluation at a time per namespace in this server);
  * several servers on one etcd are kept honest by the CAS and kube's re-read-and-retry loop.
  */
-import { KubeObject, Quantity, errors, parseQuantity, cloneJson } from '../../api';
+import { KubeObject, Quantity, errors, parseQuantity, cloneJson, isQuotaIgnoredResource, objectCountResourceNames } from '../../api';
 import type { RequestContext } from '../../api/request-context';
-import { isQuotaIgnoredResource, objectCountResourceNames } from '../../api/resource-quota-names';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interface';
 
 /** Reads and writes quotas for the plugin (the registry, wired by the server). */
