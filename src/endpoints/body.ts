@@ -34,11 +34,11 @@ export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Pro
       done();
       reject(e);
     };
+    // The error listeners stay: a request still being drained after a 413 may yet fail, and an
+    // 'error' with no listener would be thrown (a settled promise ignores the late reject).
     const done = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
     };
     const onAborted = (): void => onError(new Error('request aborted'));
     req.on('data', onData);
