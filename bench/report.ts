@@ -157,6 +157,9 @@ function watchRows(w: WatchRow, o: BenchOptions): TableRow[] {
     { cells: [`${p} missing / duplicated / out of order`, '', '', '', `${int(w.missing)} / ${int(w.duplicated)} / ${int(w.outOfOrder)}`] },
     { cells: [`${p} unexpected events / streams ended early`, '', '', '', `${int(w.unexpected)} / ${int(w.streamsEndedEarly)}`] },
     { cells: [`${p} write errors`, '', '', '', int(w.writeErrors)] },
+    ...(w.serverLoopDelayMs
+      ? [{ cells: [`${p} server event-loop delay`, ms(w.serverLoopDelayMs.p50), ms(w.serverLoopDelayMs.p99), ms(w.serverLoopDelayMs.max), 'how long it blocks'] }]
+      : []),
     { cells: [`${p} watcher process event-loop delay`, ms(w.watcherLoopDelayMs.p50), ms(w.watcherLoopDelayMs.p99), ms(w.watcherLoopDelayMs.max), 'late arrival stamps'] },
     { cells: [`${p} writer (bench) event-loop delay`, ms(w.writerLoopDelayMs.p50), ms(w.writerLoopDelayMs.p99), ms(w.writerLoopDelayMs.max), 'late send stamps'] },
     {

@@ -187,7 +187,7 @@ async function runWatchPhase(opts: BenchOptions, server: ServerHandle, etcdPid: 
   const protocols: Array<'h1' | 'h2'> = opts.watchProtocol === 'both' ? ['h1', 'h2'] : [opts.watchProtocol];
   const rows: WatchRow[] = [];
   for (const protocol of protocols) {
-    rows.push(await runWatchProtocol(opts, protocol, server, { server: server.pid, etcd: etcdPid }, progress));
+    rows.push(await runWatchProtocol(opts, protocol, server, { server: server.pid, etcd: etcdPid }, progress, server.loopDelay));
     if (!opts.watchFloor) continue;
     // The same watchers and writes against a server that does nothing but fan out: this machine's floor.
     const floor = await forkFloorServer(path.join(dir, `floor-${protocol}`));
@@ -213,6 +213,7 @@ async function runWatchProtocol(
   server: ApiTarget,
   serverPids: Record<string, number>,
   progress: Progress,
+  serverLoopDelay?: ServerHandle['loopDelay'],
 ): Promise<WatchRow> {
   const pids = { ...serverPids, bench: process.pid };
   const watchCpu = await cpuMeter(pids);
@@ -250,6 +251,7 @@ async function runWatchProtocol(
         objects: Math.min(opts.writesPerSecond * 5, opts.writesPerSecond * opts.watchSeconds),
         maxDrainSeconds: 20,
         pids,
+        serverLoopDelay,
       },
       progress,
     );

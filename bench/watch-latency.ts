@@ -29,6 +29,8 @@ export interface WatchPlan {
   maxDrainSeconds: number;
   /** Processes whose CPU use is measured from the first write to the end of the drain. */
   pids: Record<string, number>;
+  /** The server's event-loop delay over the same span, when the server can report it (the API server child can, the floor cannot). */
+  serverLoopDelay?: { start(): void; stop(): Promise<LoopDelay> };
 }
 
 export interface WatchResult {
@@ -62,6 +64,8 @@ export interface WatchResult {
   connectSeconds: number;
   /** The watcher process's event-loop delay during the writes: how late its arrival timestamps can be. */
   watcherLoopDelayMs: LoopDelay;
+  /** The server's event-loop delay from the first write to the end of the drain (absent for the floor server). */
+  serverLoopDelayMs?: LoopDelay;
   /** The writer's (this process's) event-loop delay during the writes: how late its send times can be. */
   writerLoopDelayMs: LoopDelay;
   /** CPU use of plan.pids and the watcher process from the first write to the end of the drain (connecting excluded), % of one core. */
@@ -92,6 +96,7 @@ export async function measureWatchLatency(writer: ApiClient, startWatchers: Watc
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     fleet.measure();
+    plan.serverLoopDelay?.start();
     const stopProgress = every(1000, () => progress('watch', `writes ${acked}/${totalWrites} acked, events ${fleet.delivered()}/${acked * plan.watchers} delivered`));
     try {
       const writes = await runPacedWrites(
@@ -105,6 +110,7 @@ export async function measureWatchLatency(writer: ApiClient, startWatchers: Watc
       const expected = writes.latenciesMs.length * plan.watchers;
       const drainSeconds = await drain(() => fleet.delivered(), expected, plan.maxDrainSeconds);
       const deliveryCpuPercent = await deliveryCpu();
+      const serverLoopDelayMs = await plan.serverLoopDelay?.stop();
       const deliverySeconds = Number(process.hrtime.bigint() - deliveryStart) / 1e9;
       const { log, endedEarly, loopDelayMs, lifeCpuPercent } = await fleet.finish();
       const serverCpuSeconds = ((deliveryCpuPercent.server ?? Number.NaN) / 100) * deliverySeconds;
@@ -131,6 +137,7 @@ export async function measureWatchLatency(writer: ApiClient, startWatchers: Watc
         writeMs: summarize(writes.latenciesMs),
         connectSeconds: fleet.connectSeconds,
         watcherLoopDelayMs: loopDelayMs,
+        serverLoopDelayMs,
         writerLoopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
         deliveryCpuPercent,
         watcherLifeCpuPercent: lifeCpuPercent,

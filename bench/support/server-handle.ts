@@ -2,7 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChildMessage, MemorySample, ServerProcessOptions } from './server-protocol';
+import type { ChildMessage, LoopDelaySample, MemorySample, ServerProcessOptions } from './server-protocol';
 
 /** A running server child. */
 export interface ServerHandle {
@@ -14,6 +14,8 @@ export interface ServerHandle {
   startMs: number;
   /** The child's memory after a forced GC. */
   memory(): Promise<MemorySample>;
+  /** Samples the child's event-loop delay from start() until stop(). */
+  loopDelay: { start(): void; stop(): Promise<LoopDelaySample> };
   /** The child's VmRSS from /proc/<pid>/status, bytes (no GC). */
   procRss(): Promise<number>;
   /** Asks the child to stop and waits for it to exit (SIGKILL after 10 s). */
@@ -64,6 +66,20 @@ function handle(child: ChildProcess, ready: Extract<ChildMessage, { type: 'ready
         child.on('message', onMessage);
         child.send({ type: 'memory', id });
       }),
+    loopDelay: {
+      start: () => child.send({ type: 'loop-start' }),
+      stop: () =>
+        new Promise((resolve) => {
+          const id = nextId++;
+          const onMessage = (msg: ChildMessage) => {
+            if (msg.type !== 'loop' || msg.id !== id) return;
+            child.off('message', onMessage);
+            resolve(msg.delay);
+          };
+          child.on('message', onMessage);
+          child.send({ type: 'loop-stop', id });
+        }),
+    },
     procRss: async () => {
       const status = await readFile(`/proc/${pid}/status`, 'utf8');
       const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);

@@ -1,10 +1,12 @@
 /**
  * Entry of the server child the bench forks: the real ApiServer in-process (composed as src/main.ts
  * composes it: EtcdStore, Cacher unless watchCache is false), HTTPS on 127.0.0.1:0, a static admin
- * token. It answers memory requests over IPC (process.memoryUsage after a forced GC) and stops on
+ * token. It answers memory requests over IPC (process.memoryUsage after a forced GC), samples its
+ * event-loop delay between 'loop-start' and 'loop-stop', and stops on
  * request or when the parent goes away. Load never runs in this process.
  */
 import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import winston from 'winston';
 import { staticTokenAuthenticator } from '../../src/auth';
@@ -62,9 +64,17 @@ async function main(): Promise<void> {
     await storage.close();
     process.exit(0);
   };
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   process.on('message', (msg: ParentMessage) => {
     if (msg.type === 'memory') send({ type: 'memory', id: msg.id, sample: sampleMemory() });
-    else if (msg.type === 'stop') void stop();
+    else if (msg.type === 'loop-start') {
+      loopDelay.reset();
+      loopDelay.enable();
+    } else if (msg.type === 'loop-stop') {
+      loopDelay.disable();
+      const ms = (ns: number) => ns / 1e6;
+      send({ type: 'loop', id: msg.id, delay: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } });
+    } else if (msg.type === 'stop') void stop();
   });
   process.on('disconnect', () => void stop());
   send({

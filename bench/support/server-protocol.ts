@@ -22,9 +22,17 @@ export interface MemorySample {
   gcForced: boolean;
 }
 
-export type ParentMessage = { type: 'memory'; id: number } | { type: 'stop' };
+/** The child's event-loop delay between 'loop-start' and 'loop-stop', ms. */
+export interface LoopDelaySample {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export type ParentMessage = { type: 'memory'; id: number } | { type: 'loop-start' } | { type: 'loop-stop'; id: number } | { type: 'stop' };
 
 export type ChildMessage =
   | { type: 'ready'; url: string; caCert: string; token: string; startMs: number }
   | { type: 'memory'; id: number; sample: MemorySample }
+  | { type: 'loop'; id: number; delay: LoopDelaySample }
   | { type: 'failed'; message: string };
