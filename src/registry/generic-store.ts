@@ -93,17 +93,20 @@ export class GenericStore {
 
   async list(ctx: RequestContext, query: ListQuery): Promise<KubeList> {
     const prefix = this.prefixFor(ctx.namespace);
-    const plan = resolveList(this.def, prefix, query);
+    const plan = resolveList(this.def, prefix, query, this.singleKeyResolver(ctx));
     try {
-      const r = await this.deps.storage.list(prefix, plan.options);
+      // A pinned name reads its key's range; the predicate drops neighbours that share the prefix.
+      const r = await this.deps.storage.list(plan.singleKey ?? prefix, plan.options);
       const list: KubeList = {
         kind: this.def.listKind,
         apiVersion: this.apiVersion,
         metadata: { resourceVersion: r.revision.toString() },
         items: r.items,
       };
-      if (r.continueKey !== undefined) list.metadata.continue = plan.continueToken(r.continueKey, r.revision);
-      if (r.remainingItemCount !== undefined) list.metadata.remainingItemCount = r.remainingItemCount;
+      if (plan.singleKey === undefined) {
+        if (r.continueKey !== undefined) list.metadata.continue = plan.continueToken(r.continueKey, r.revision);
+        if (r.remainingItemCount !== undefined) list.metadata.remainingItemCount = r.remainingItemCount;
+      }
       return list;
     } catch (e) {
       if (isStorageError(e, 'Compacted')) throw plan.expired();
@@ -119,7 +122,7 @@ export class GenericStore {
    */
   async watch(ctx: RequestContext, query: ListQuery & { allowWatchBookmarks?: boolean }, sink: WatchSink): Promise<Watch> {
     const prefix = this.prefixFor(ctx.namespace);
-    const plan = resolveList(this.def, prefix, query);
+    const plan = resolveList(this.def, prefix, query, this.singleKeyResolver(ctx));
     const rv = query.resourceVersion ?? '';
     let start: WatchStart;
     if (query.sendInitialEvents) start = { kind: 'state', consistency: readConsistency(rv) };
@@ -127,8 +130,7 @@ export class GenericStore {
     else if (rv === '' || rv === '0') start = { kind: 'state', consistency: readConsistency(rv) };
     else start = { kind: 'after', revision: parseResourceVersion(rv) };
     // kube's MatchesSingle: a watch pinned to one name (and namespace) watches that one key.
-    const name = plan.singleName;
-    const singleKey = name !== undefined && (!this.def.namespaced || ctx.namespace) ? this.keyFor(ctx.namespace, name) : undefined;
+    const singleKey = plan.singleKey;
     return this.deps.storage.watch(
       singleKey ?? prefix,
       {
@@ -140,6 +142,11 @@ export class GenericStore {
       },
       sink,
     );
+  }
+
+  /** kube's MatchesSingle + KeyFunc: a pinned name resolves to one key, except across namespaces for a namespaced resource. */
+  private singleKeyResolver(ctx: RequestContext): (name: string) => string | undefined {
+    return (name) => (!this.def.namespaced || ctx.namespace ? this.keyFor(ctx.namespace, name) : undefined);
   }
 
   private async currentRevision(): Promise<bigint> {

@@ -24,6 +24,12 @@ export interface ListPlan {
   options: ListOptions;
   /** The name a `metadata.name=` field selector pins the request to (kube's MatchesSingle). */
   singleName?: string;
+  /**
+   * The one key a pinned name reads when the caller can resolve it (kube: Recursive=false). Such a
+   * list holds at most that object, has no continue token, and reads RV=N with a limit as
+   * not-older-than rather than the legacy exact match.
+   */
+  singleKey?: string;
   continueToken(lastKey: string, revision: bigint): string;
   /** The 410 for a compacted revision (with the inconsistent-continue token when continuing). */
   expired(): ApiError;
@@ -31,8 +37,10 @@ export interface ListPlan {
 
 const listOptionsGK = { group: 'meta.k8s.io', kind: 'ListOptions' };
 
-export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuery): ListPlan {
+/** `keyFor` resolves a pinned name to its key, or undefined when it cannot (a namespaced resource listed across namespaces). */
+export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuery, keyFor?: (name: string) => string | undefined): ListPlan {
   const { predicate, singleName } = buildPredicate(def, q);
+  const singleKey = singleName !== undefined && !q.continue ? keyFor?.(singleName) : undefined;
   const hasSelector = !!(q.labelSelector?.trim() || q.fieldSelector?.trim());
   const limit = q.limit && q.limit > 0 ? q.limit : 0;
   const rv = q.resourceVersion ?? '';
@@ -52,12 +60,14 @@ export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuer
     options.consistency = { kind: 'any' };
   } else if (rv !== '') {
     const n = parseResourceVersion(rv);
-    if (match === 'Exact' || (match === '' && limit > 0)) options.exactRevision = n;
+    // kube's resolveGetListRev: the legacy exact match (limit + RV=N) holds for recursive lists only.
+    if (match === 'Exact' || (match === '' && limit > 0 && singleKey === undefined)) options.exactRevision = n;
     else options.consistency = { kind: 'notOlderThan', revision: n };
   }
   return {
     options,
     singleName,
+    singleKey,
     // The next chunk starts just after the last key returned (kube appends a NUL byte).
     continueToken: (lastKey, revision) => encodeContinueToken(`${lastKey}\x00`, prefix, revision),
     expired: () =>

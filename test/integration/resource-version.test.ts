@@ -297,6 +297,32 @@ describe.each([{ watchCache: true }, { watchCache: false }])('resourceVersion se
       expect(second.metadata.resourceVersion).toBe(at.toString());
       expect(second.metadata.continue).toBeUndefined();
     });
+
+    test('a name pinned by metadata.name= in a namespace reads one key (kube Recursive=false): RV=N is not-older-than, never a continue token', async () => {
+      const { ns, at, latest } = await history();
+      // A neighbour sharing the key prefix must not make the list page.
+      await createSecret(ns, 'b-1');
+      const pinned = await list(ns, `fieldSelector=metadata.name%3Db&limit=1&resourceVersion=${at}`);
+      // Not the state at N (b v1) but the latest: the legacy exact match holds for recursive lists only.
+      expect(names(pinned)).toEqual(['b']);
+      expect(pinned.items[0]?.data?.k).toBe(b64('v2'));
+      expect(rvOf(pinned)).toBeGreaterThanOrEqual(latest);
+      expect(pinned.metadata.continue).toBeUndefined();
+      expect(pinned.metadata.remainingItemCount).toBeUndefined();
+      const notOlder = await list(ns, `fieldSelector=metadata.name%3Db&limit=1&resourceVersion=${at}&resourceVersionMatch=NotOlderThan`);
+      expect(names(notOlder)).toEqual(['b']);
+      expect(notOlder.metadata.continue).toBeUndefined();
+      // Exact stays exact.
+      const exact = await list(ns, `fieldSelector=metadata.name%3Db&limit=1&resourceVersion=${at}&resourceVersionMatch=Exact`);
+      expect(exact.items.map((i) => i.data?.k)).toEqual([b64('v1')]);
+      expect(exact.metadata.resourceVersion).toBe(at.toString());
+      // Across namespaces no single key can be named: the list stays recursive, so the legacy match is exact.
+      const all = await srv.request('GET', `/api/v1/secrets?fieldSelector=metadata.name%3Db,metadata.namespace%3D${ns}&limit=1&resourceVersion=${at}`);
+      expect(all.status).toBe(200);
+      const allList = all.json<List>();
+      expect(allList.metadata.resourceVersion).toBe(at.toString());
+      expect(allList.items.map((i) => i.data?.k)).toEqual([b64('v1')]);
+    });
   });
 
   describe('list with continue', () => {
