@@ -27,6 +27,8 @@ export interface CreateRow {
   concurrency: number;
   api: CreateCell;
   raw: CreateCell;
+  /** The same POSTs against the create floor server (bare HTTPS + one etcd3 txn), when it ran. */
+  floor?: CreateCell;
 }
 
 export interface CreatePlan {
@@ -38,6 +40,8 @@ export interface CreatePlan {
   rawPrefix: string;
   /** Processes whose CPU use is measured per cell, by name. */
   pids: Record<string, number>;
+  /** The create floor server (support/floor-server-process.ts with etcd), measured between raw and API. */
+  floor?: { client: ApiClient; pid: number };
 }
 
 /** Creates made before the timed cells, so that V8 has compiled the hot paths of both sides. */
@@ -46,6 +50,7 @@ export interface CreateWarmup {
   concurrency: number;
   apiCreates: number;
   rawCreates: number;
+  floorCreates?: number;
 }
 
 /**
@@ -63,7 +68,7 @@ export async function warmUpCreates(
   progress: Progress,
 ): Promise<CreateWarmup> {
   const concurrency = 16;
-  progress('create', `warming up: raw etcd txn creates and API creates, ${concurrency} in flight, ${seconds} s each (untimed)`);
+  progress('create', `warming up: raw etcd txn creates${plan.floor ? ', floor creates' : ''} and API creates, ${concurrency} in flight, ${seconds} s each (untimed)`);
   const rawCreates = await untimedLoop(concurrency, seconds, async (i) => {
     const key = Buffer.from(`${plan.rawPrefix}warm-${i}`);
     await etcd.kv.txn({
@@ -72,10 +77,16 @@ export async function warmUpCreates(
       failure: [],
     });
   });
+  const floor = plan.floor;
+  const floorCreates = floor
+    ? await untimedLoop(concurrency, seconds, async (i) => {
+        await floor.client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `warm-${i}`), 201);
+      })
+    : undefined;
   const apiCreates = await untimedLoop(concurrency, seconds, async (i) => {
     await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `warm-${i}`), 201);
   });
-  return { seconds, concurrency, apiCreates, rawCreates };
+  return { seconds, concurrency, apiCreates, rawCreates, ...(floorCreates === undefined ? {} : { floorCreates }) };
 }
 
 /** `concurrency` workers call `op(i)` until `seconds` have passed; returns how many succeeded. */
@@ -95,7 +106,7 @@ async function untimedLoop(concurrency: number, seconds: number, op: (i: number)
   return done;
 }
 
-/** Runs raw then API at each concurrency; deletes the raw keys at the end. */
+/** Runs raw, the floor (if any), then API at each concurrency; deletes the raw keys (and the floor's, under the same prefix) at the end. */
 export async function measureCreateThroughput(
   client: ApiClient,
   etcd: Etcd3,
@@ -116,11 +127,19 @@ export async function measureCreateThroughput(
         });
         if (!res.succeeded) throw new Error(`raw create of ${key.toString()} found the key`);
       });
+      let floor: CreateCell | undefined;
+      if (plan.floor) {
+        const { client: floorClient, pid } = plan.floor;
+        progress('create', `floor creates (bare HTTPS server + etcd3 txn), ${c} in flight, ${plan.seconds} s`);
+        floor = await closedLoop(c, plan.seconds, { ...plan.pids, server: pid }, progress, async (i) => {
+          await floorClient.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `c${c}-${i}`), 201);
+        });
+      }
       progress('create', `API creates (POST), ${c} in flight, ${plan.seconds} s`);
       const api = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
         await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `c${c}-${i}`), 201);
       });
-      rows.push({ concurrency: c, api, raw });
+      rows.push({ concurrency: c, api, raw, ...(floor ? { floor } : {}) });
       progress('create', `c=${c}: API ${api.perSecond.toFixed(0)}/s p99 ${api.latencyMs.p99.toFixed(1)} ms; raw ${raw.perSecond.toFixed(0)}/s p99 ${raw.latencyMs.p99.toFixed(1)} ms`);
     }
   } finally {

@@ -79,23 +79,43 @@ function cpuNote(c: CreateCell): string {
 function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | undefined): TableRow[] {
   const errors = (c: CreateCell) => (c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '');
   const warmed = warmup
-    ? [{ cells: ['(warm-up, untimed)', '', '', '', `${int(warmup.rawCreates)} raw, ${int(warmup.apiCreates)} API creates, ${warmup.concurrency} in flight, ${warmup.seconds} s each`] }]
+    ? [
+        {
+          cells: [
+            '(warm-up, untimed)',
+            '',
+            '',
+            '',
+            `${int(warmup.rawCreates)} raw, ${warmup.floorCreates === undefined ? '' : `${int(warmup.floorCreates)} floor, `}${int(warmup.apiCreates)} API creates, ${warmup.concurrency} in flight, ${warmup.seconds} s each`,
+          ],
+        },
+      ]
     : [];
   return [
     { section: `(a) create, 1 KiB secrets, closed loop ${seconds} s per cell (API POST vs raw etcd txn "mod_revision==0 → put")` },
     ...warmed,
     ...rows.flatMap((row): TableRow[] => [
       { cells: [`c=${row.concurrency}  raw etcd3 txn create`, ...latency(row.raw.latencyMs), `${int(row.raw.perSecond)}/s${errors(row.raw)}; ${cpuNote(row.raw)}`] },
+      ...(row.floor ? [{ cells: [`c=${row.concurrency}  floor: bare HTTPS + etcd3 txn`, ...latency(row.floor.latencyMs), againstRaw(row.floor, row.raw)] }] : []),
       {
         cells: [
           `c=${row.concurrency}  API POST /secrets`,
           ...latency(row.api.latencyMs),
-          `${int(row.api.perSecond)}/s = ${ratio(row.api.perSecond / row.raw.perSecond)} raw throughput; ` +
-            `p50 ${ratio(row.api.latencyMs.p50 / row.raw.latencyMs.p50)}, p99 ${ratio(row.api.latencyMs.p99 / row.raw.latencyMs.p99)} raw${errors(row.api)}; ${cpuNote(row.api)}`,
+          againstRaw(row.api, row.raw, row.floor),
         ],
       },
     ]),
   ];
+}
+
+/** A cell's throughput and latencies as multiples of raw's (and its throughput as a share of the floor's). */
+function againstRaw(c: CreateCell, raw: CreateCell, floor?: CreateCell): string {
+  const errors = c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '';
+  const ofFloor = floor ? ` (${ratio(c.perSecond / floor.perSecond)} floor)` : '';
+  return (
+    `${int(c.perSecond)}/s = ${ratio(c.perSecond / raw.perSecond)} raw throughput${ofFloor}; ` +
+    `p50 ${ratio(c.latencyMs.p50 / raw.latencyMs.p50)}, p99 ${ratio(c.latencyMs.p99 / raw.latencyMs.p99)} raw${errors}; ${cpuNote(c)}`
+  );
 }
 
 function getRows(rows: GetRow[], objects: number): TableRow[] {

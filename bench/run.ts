@@ -111,12 +111,22 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
     }
 
     if (has('create') && value) {
+      // The create floor: what a Node server pays for HTTPS, JSON and the etcd3 call alone (keys under the raw prefix).
+      let floor: { client: ApiClient; pid: number } | undefined;
+      if (opts.createFloor) {
+        const server = await forkFloorServer(path.join(dir, 'floor-create'), { endpoints, prefix: `${RAW_CREATE_PREFIX}floor/` });
+        floor = { client: new ApiClient(server, { maxSockets: Math.max(64, ...opts.createConcurrency) }), pid: server.pid };
+        const client = floor.client;
+        cleanups.push(async () => client.close(), () => server.stop());
+        progress('setup', `create floor server (bare HTTPS + etcd3 txn) pid ${server.pid} listening at ${server.url}`);
+      }
       const plan = {
         concurrencies: opts.createConcurrency,
         seconds: opts.createSeconds,
         namespace: CREATE_NS,
         rawPrefix: RAW_CREATE_PREFIX,
         pids: { server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid },
+        ...(floor ? { floor } : {}),
       };
       if (opts.createWarmupSeconds > 0) {
         results.createWarmup = await warmUpCreates(load, raw, value, plan, opts.createWarmupSeconds, progress);

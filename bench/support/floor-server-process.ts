@@ -1,15 +1,25 @@
 /**
- * Entry of the watch phase's floor server: the same TLS/HTTP-2 serving as the API server
- * (src/server/http2-serving.ts SecureServer, kube's settings) with no API server behind it. It
- * holds every `?watch=1` GET open, answers other GETs with an empty list, and turns each POST or
- * PUT into an event that it writes at once to every watcher: the body, given a resourceVersion,
- * uid, creationTimestamp and one managedFields entry as the API server's Secrets have, so the
- * event lines are of the same size and shape. Nothing is stored; there is no etcd.
+ * Entry of the floor server: the same TLS/HTTP-2 serving as the API server
+ * (src/server/http2-serving.ts SecureServer, kube's settings) with no API server behind it, to show
+ * what any Node server pays on this machine before doing an API server's work.
+ *
+ * Watch floor (no BENCH_FLOOR_ETCD): it holds every `?watch=1` GET open, answers other GETs with an
+ * empty list, and turns each POST or PUT into an event that it writes at once to every watcher: the
+ * body, given a resourceVersion, uid, creationTimestamp and one managedFields entry as the API
+ * server's Secrets have, so the event lines are of the same size and shape. Nothing is stored.
+ *
+ * Create floor (BENCH_FLOOR_ETCD = comma-separated endpoints, BENCH_FLOOR_PREFIX = key prefix): each
+ * POST's object, stamped the same way, is written with one etcd3 transaction in kube's create shape
+ * (`if mod_revision(key) == 0 then put`) on a client configured as the API server's, and answered
+ * 201 with the revision as its resourceVersion (409 if the key exists). No routing, admission,
+ * validation, field manager or watch cache: only HTTPS, JSON and the etcd3 call.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import path from 'node:path';
+import { noop } from 'cockatiel';
+import { Etcd3 } from 'etcd3';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { SecureServer } from '../../src/server/http2-serving';
 
@@ -59,7 +69,44 @@ function stored(body: Record<string, unknown>, now: string): Record<string, unkn
   };
 }
 
-async function handle(req: Req, res: Res): Promise<void> {
+/** The create floor's etcd client and key prefix, when BENCH_FLOOR_ETCD is set. */
+interface FloorEtcd {
+  client: Etcd3;
+  prefix: string;
+}
+
+function floorEtcd(): FloorEtcd | undefined {
+  const endpoints = process.env.BENCH_FLOOR_ETCD;
+  if (!endpoints) return undefined;
+  // As src/storage/etcd/etcd-store.ts configures the API server's client: one channel, no retries.
+  const client = new Etcd3({
+    hosts: endpoints.split(','),
+    grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': 4 * 1024 * 1024 },
+    defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + 5000 }),
+    faultHandling: { host: () => noop, global: noop },
+  });
+  return { client, prefix: process.env.BENCH_FLOOR_PREFIX ?? '/bench-floor-create/' };
+}
+
+async function create(etcd: FloorEtcd, body: Record<string, unknown>, res: Res): Promise<void> {
+  const obj = stored(body, new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+  const metadata = obj.metadata as Record<string, unknown>;
+  const key = Buffer.from(`${etcd.prefix}${String(metadata.namespace)}/${String(metadata.name)}`);
+  delete metadata.resourceVersion;
+  const txn = await etcd.client.kv.txn({
+    compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: 0 }],
+    success: [{ request_put: { key, value: Buffer.from(JSON.stringify(obj)) } }],
+    failure: [],
+  });
+  if (!txn.succeeded) {
+    json(res, 409, JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'AlreadyExists', code: 409 }));
+    return;
+  }
+  metadata.resourceVersion = txn.header.revision;
+  json(res, 201, JSON.stringify(obj));
+}
+
+async function handle(req: Req, res: Res, etcd: FloorEtcd | undefined): Promise<void> {
   const url = new URL(req.url ?? '/', 'https://floor');
   if (req.method === 'GET' && url.searchParams.get('watch')) {
     (res as ServerResponse).writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
@@ -73,6 +120,7 @@ async function handle(req: Req, res: Res): Promise<void> {
     return;
   }
   const body = JSON.parse((await readBody(req)).toString('utf8')) as Record<string, unknown>;
+  if (etcd && req.method === 'POST') return create(etcd, body, res);
   const obj = JSON.stringify(stored(body, new Date().toISOString().replace(/\.\d+Z$/, 'Z')));
   const line = Buffer.from(`{"type":"${req.method === 'POST' ? 'ADDED' : 'MODIFIED'}","object":${obj}}\n`);
   for (const w of watchers) (w as ServerResponse).write(line);
@@ -82,8 +130,9 @@ async function handle(req: Req, res: Res): Promise<void> {
 async function main(): Promise<void> {
   const dir = process.env.BENCH_FLOOR_DIR ?? '';
   const certs = await ensureServingCertificates({ certDir: path.join(dir, 'pki'), hosts: [] });
+  const etcd = floorEtcd();
   const server = new SecureServer({ tls: { cert: certs.cert, key: certs.key }, http2MaxStreamsPerConnection: 1000, disableHttp2: false }, (req, res) => {
-    handle(req, res).catch((e: unknown) => json(res, 500, JSON.stringify({ message: String(e) })));
+    handle(req, res, etcd).catch((e: unknown) => json(res, 500, JSON.stringify({ message: String(e) })));
   });
   const { port } = await server.listen(0, '127.0.0.1');
   process.on('disconnect', () => process.exit(0));

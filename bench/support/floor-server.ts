@@ -1,4 +1,4 @@
-/** Forks the watch phase's floor server (support/floor-server-process.js): see that file. */
+/** Forks a floor server (support/floor-server-process.js): see that file. */
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { ApiTarget } from './api-client';
@@ -9,10 +9,17 @@ export interface FloorHandle extends ApiTarget {
   stop(): Promise<void>;
 }
 
-/** Starts the floor server with its certificates under `dir`; resolves once it listens. */
-export function forkFloorServer(dir: string): Promise<FloorHandle> {
+/** With `etcd`, the create floor: POSTs are written to etcd under `prefix` (else the watch floor). */
+export interface FloorEtcdOptions {
+  endpoints: string[];
+  prefix: string;
+}
+
+/** Starts a floor server with its certificates under `dir`; resolves once it listens. */
+export function forkFloorServer(dir: string, etcd?: FloorEtcdOptions): Promise<FloorHandle> {
+  const etcdEnv = etcd ? { BENCH_FLOOR_ETCD: etcd.endpoints.join(','), BENCH_FLOOR_PREFIX: etcd.prefix } : {};
   const child = fork(path.join(__dirname, 'floor-server-process.js'), [], {
-    env: { ...process.env, BENCH_FLOOR_DIR: dir },
+    env: { ...process.env, BENCH_FLOOR_DIR: dir, ...etcdEnv },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -19,6 +19,8 @@ export interface BenchOptions {
   createSeconds: number;
   /** Untimed seconds of creates each way before the first create cell (0: none). */
   createWarmupSeconds: number;
+  /** Each create cell also against a bare HTTPS server that writes one etcd3 txn per POST (the machine's floor). */
+  createFloor: boolean;
   /** Timed rounds of the get rows (each round: one get of each variant on the same random key). */
   getReps: number;
   /** Secrets in the namespace whose gets and lists are timed. */
@@ -52,6 +54,7 @@ export const defaultOptions: BenchOptions = {
   createConcurrency: [1, 16, 64],
   createSeconds: 5,
   createWarmupSeconds: 2,
+  createFloor: true,
   getReps: 2000,
   listObjects: 10_000,
   listReps: 10,
@@ -87,7 +90,7 @@ const numeric: Record<string, NumericKey> = {
   'watch-seconds': 'watchSeconds',
   'load-concurrency': 'loadConcurrency',
 };
-const other = ['only', 'create-concurrency', 'create-warmup-seconds', 'rss-load', 'watch-protocol', 'watch-floor', 'tmp-dir'];
+const other = ['only', 'create-concurrency', 'create-warmup-seconds', 'create-floor', 'rss-load', 'watch-protocol', 'watch-floor', 'tmp-dir'];
 
 /** Parses argv (`--watchers=200`, `--only=create,list`); throws Error on an unknown or bad flag. */
 export function parseOptions(argv: string[]): BenchOptions {
@@ -103,10 +106,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     else if (name === 'rss-load') {
       if (value !== 'api' && value !== 'etcd') throw new Error(`--rss-load must be api or etcd, got ${value}`);
       o.rssLoad = value;
-    } else if (name === 'watch-floor') {
-      if (value !== 'true' && value !== 'false') throw new Error(`--watch-floor must be true or false, got ${value}`);
-      o.watchFloor = value === 'true';
-    } else if (name === 'watch-protocol') {
+    } else if (name === 'watch-floor') o.watchFloor = bool(name, value);
+    else if (name === 'create-floor') o.createFloor = bool(name, value);
+    else if (name === 'watch-protocol') {
       if (value !== 'h1' && value !== 'h2' && value !== 'both') throw new Error(`--watch-protocol must be h1, h2 or both, got ${value}`);
       o.watchProtocol = value;
     } else {
@@ -125,6 +127,11 @@ function parsePhases(value: string): Phase[] {
   }
   // Run order stays the bench's, whatever order the flag lists them in.
   return phases.filter((p) => wanted.includes(p));
+}
+
+function bool(name: string, value: string): boolean {
+  if (value !== 'true' && value !== 'false') throw new Error(`--${name} must be true or false, got ${value}`);
+  return value === 'true';
 }
 
 function positive(name: string, value: string): number {
