@@ -114,7 +114,12 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
         key: config.etcdKeyFile ? await readFile(config.etcdKeyFile) : undefined,
       }
     : undefined;
-  const etcdStore = new storageModule.EtcdStore({ endpoints, tls });
+  const etcdStore = new storageModule.EtcdStore({
+    endpoints,
+    tls,
+    keyPrefix: config.etcdPrefix,
+    allowUnsafeMalformedObjectDeletion: featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
+  });
   await waitForEtcd(etcdStore, endpoints, 5_000);
   etcdStore.startCompactor(config.etcdCompactionIntervalMs, {
     onCompacted: (revision) => logger.info('etcd compacted', { revision: revision.toString() }),

@@ -15,3 +15,4 @@ export * from './resource-version';
 export * from './shared-items';
 export * from './json-clone';
 export * from './resource-quota-names';
+export * from './go-json-error';

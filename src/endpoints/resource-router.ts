@@ -41,6 +41,8 @@ export interface ResourceRouterDeps {
   applyTypes: ApplyTypes;
   watchBufferBytes: number;
   streams: Set<Promise<void>>;
+  /** Only while AllowUnsafeMalformedObjectDeletion is on (see HandlerScope). */
+  unsafeDelete?: HandlerScope['unsafeDelete'];
 }
 
 export async function serveResource(
@@ -88,6 +90,7 @@ export async function serveResource(
     applyTypes: deps.applyTypes,
     watchBufferBytes: deps.watchBufferBytes,
     streams: deps.streams,
+    unsafeDelete: deps.unsafeDelete,
     ctx: {
       user,
       namespace: def.namespaced ? info.namespace : '',

@@ -7,6 +7,7 @@ import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
 import type { WatchFrameFlusher } from './watch-frames';
 import type { RequestInfo } from './request-info';
+import type { Authorizer } from '../auth';
 
 export interface HandlerScope {
   store: GenericStore;
@@ -30,6 +31,11 @@ export interface HandlerScope {
   watchBufferBytes: number;
   /** Open long-running responses: each promise settles when its response has finished writing. */
   streams: Set<Promise<void>>;
+  /**
+   * Present only while AllowUnsafeMalformedObjectDeletion is on: deletes may then carry
+   * ignoreStoreReadErrorWithClusterBreakingPotential, authorized by this authorizer.
+   */
+  unsafeDelete?: { authorizer: Authorizer };
 }
 
 export type VerbHandler = (s: HandlerScope) => Promise<void>;

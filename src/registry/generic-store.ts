@@ -11,10 +11,12 @@ import {
   KubeList,
   KubeObject,
   Status,
+  StatusCause,
   StatusDetails,
   apiVersionOf,
   errors,
   failureStatus,
+  fieldErrors,
   parseResourceVersion,
   successStatus,
   timestamp,
@@ -23,7 +25,7 @@ import {
 import { generateName } from '../api/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta-validation';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission';
-import { Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
+import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
 import type { RequestContext } from './context';
 import { ListQuery, readConsistency, resolveList } from './list-options';
 import type { ResourceDefinition, Strategy } from './resource';
@@ -260,6 +262,43 @@ export class GenericStore {
   }
 
   /** Deletes every object of the list (kube: DeleteCollection, one worker) and returns the list of those deleted. */
+  /**
+   * kube's corruptObjectDeleter (DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential,
+   * gate AllowUnsafeMalformedObjectDeletion; the caller checked the option's rules and permission):
+   * only for an object etcd holds but the server cannot read back. It tries the normal deletion
+   * first, then deletes the key without reading it, skipping preconditions and finalizers.
+   */
+  async deleteCorrupt(ctx: RequestContext, name: string): Promise<DeleteResult> {
+    const key = this.keyFor(ctx.namespace, name);
+    const readError = await this.deps.storage.get(key).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!isStorageError(readError, 'CorruptObject')) {
+      // kube names the resource where the kind goes (its TODO in corrupt_obj_deleter.go).
+      throw errors.invalid({ group: this.gr.group, kind: this.gr.resource }, name, [
+        fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is exclusively used to delete corrupt object(s), try again by removing this option'),
+      ]);
+    }
+    try {
+      return await this.delete(ctx, name, {});
+    } catch (e) {
+      if (!(e instanceof ApiError) || !e.message.includes('corrupt object')) throw e;
+    }
+    // kube's delete validation runs with no object: there is none to show.
+    await this.deps.admission.admit(ctx, this.attrs(ctx, 'DELETE', undefined, undefined, undefined, name));
+    await this.deps.admission.validate(ctx, this.attrs(ctx, 'DELETE', undefined, undefined, undefined, name));
+    let deleted: boolean;
+    try {
+      deleted = await this.deps.storage.deleteIgnoringReadError(key);
+    } catch (e) {
+      throw this.translate(e, name, 'delete');
+    }
+    // kube's delete handler fills in a Status when the deleter returns no object.
+    const body: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: this.def.kind }, code: 200 };
+    return { body, deleted };
+  }
+
   async deleteCollection(ctx: RequestContext, query: ListQuery, opts: DeleteOptions): Promise<KubeList> {
     const list = await this.list(ctx, query);
     const deleted: KubeObject[] = [];
@@ -489,9 +528,26 @@ export class GenericStore {
         return errors.expired('The resourceVersion for the provided list is too old.');
       case 'Unreachable':
         return errors.serverTimeout(this.gr, operation);
+      case 'Undecodable':
+        // kube passes the store's plain error up: ErrorToAPIStatus's 500 with no reason.
+        return new ApiError(failureStatus(500, '', e.message));
+      case 'CorruptObjects':
+        return corruptObjectsStatus(this.gr, e as CorruptObjectsError);
+      case 'CorruptObjectDeleted':
+        return new ApiError(failureStatus(500, 'StorageReadError', e.message));
       default:
         return errors.internal(e);
     }
   }
 }
 
+
+/** kube's aggregatedStorageError.NewAPIStatusError: every corrupt value a list met, as causes. */
+function corruptObjectsStatus(gr: GroupResource, e: CorruptObjectsError): ApiError {
+  const causes: StatusCause[] = e.causes.map((c) => ({ reason: 'UnexpectedServerResponse', message: c.message, field: c.key }));
+  if (e.truncated) causes.push({ reason: 'FieldValueTooMany', message: 'too many errors, the list is truncated' });
+  const grString = gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+  return new ApiError(
+    failureStatus(500, 'StorageReadError', `failed to read one or more ${grString} from the storage`, { name: 'list', group: gr.group, kind: gr.resource, causes }),
+  );
+}

@@ -118,12 +118,13 @@ export class ApiServer {
     this.app.set('query parser', 'simple');
     const gates = opts.featureGates ?? FeatureGates.defaults();
     // CBOR is served only with CBORServingAndStorage on; objects stay JSON in etcd either way.
+    const authorizer = opts.authorizer ?? alwaysAllow;
     const cbor = gates.enabled('CBORServingAndStorage') ? new CborCodec({ byteFields: byteFieldLookup(this.registry, schemas) }) : undefined;
     this.app.use(
       filterChain({
         logger: opts.logger,
         authenticator: opts.authenticator,
-        authorizer: opts.authorizer ?? alwaysAllow,
+        authorizer,
         maxRequestsInFlight: opts.maxRequestsInFlight ?? 400,
         maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight ?? 200,
         responseCompression: gates.enabled('APIResponseCompression'),
@@ -143,6 +144,7 @@ export class ApiServer {
         applyTypes: new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined),
         watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
         streams: this.streams,
+        ...(gates.enabled('AllowUnsafeMalformedObjectDeletion') ? { unsafeDelete: { authorizer } } : {}),
       }),
     );
     this.app.use(errorHandler(opts.logger));

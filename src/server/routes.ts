@@ -2,6 +2,7 @@
 import { Router, type Request, type Response } from 'express';
 import { errors } from '../api';
 import type { UserInfo } from '../auth/authn/types';
+import type { Authorizer } from '../auth/authz/authorizer';
 import {
   aggregatedDiscovery,
   apiGroupDoc,
@@ -37,6 +38,8 @@ export interface RouteDeps {
   applyTypes: ApplyTypes;
   watchBufferBytes: number;
   streams: Set<Promise<void>>;
+  /** Only while AllowUnsafeMalformedObjectDeletion is on. */
+  unsafeDelete?: { authorizer: Authorizer };
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {

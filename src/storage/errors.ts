@@ -1,5 +1,5 @@
 /** Storage-level failures; the registry translates them into ApiErrors at its boundary. */
-import { errors, type Status } from '../api';
+import { errors, failureStatus, type Status } from '../api';
 
 export type StorageErrorCode =
   | 'KeyNotFound'
@@ -10,7 +10,15 @@ export type StorageErrorCode =
   | 'TooLargeResourceVersion'
   | 'FutureRevision'
   | 'Unreachable'
-  | 'InvalidObject';
+  | 'InvalidObject'
+  /** A stored value that cannot be read back, reported as kube's store does without the gate (a plain error). */
+  | 'Undecodable'
+  /** The same, gate AllowUnsafeMalformedObjectDeletion on: kube's corrupt-object StorageError. */
+  | 'CorruptObject'
+  /** A list that met corrupt values (gate on): see CorruptObjectsError in corrupt.ts. */
+  | 'CorruptObjects'
+  /** A watch saw the deletion of a corrupt value (gate on). */
+  | 'CorruptObjectDeleted';
 
 export class StorageError extends Error {
   constructor(
@@ -64,5 +72,7 @@ export function watchErrorStatus(err: unknown): Status {
   if (isStorageError(err, 'TooLargeResourceVersion')) {
     return errors.tooLargeResourceVersion(err.requested ?? 0n, err.revision, err.retryAfterSeconds).status;
   }
+  // kube's etcd3 interpretWatchError: the deletion of a corrupt object is a StorageReadError.
+  if (isStorageError(err, 'CorruptObjectDeleted')) return failureStatus(500, 'StorageReadError', err.message);
   return errors.internal(err).status;
 }

@@ -1,5 +1,6 @@
 export * from './interface';
 export * from './errors';
+export { CorruptObjectsError } from './corrupt';
 export * from './transformer';
 export * from './codec/json-codec';
 export { EtcdStore, prefixEnd } from './etcd/etcd-store';

@@ -118,6 +118,11 @@ export interface Storage {
   /** Deletes `key` under preconditions (KeyNotFound when absent). Returns the last state, stamped with the delete revision. */
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
   /**
+   * kube's Delete with IgnoreStoreReadError: deletes whatever `key` holds without reading it back
+   * (a corrupt value); no preconditions. False when the key was already gone.
+   */
+  deleteIgnoringReadError(key: string): Promise<boolean>;
+  /**
    * Lists keys under `prefix` (which ends with '/'). TooLargeResourceVersion for a not-older-than
    * revision not reached; FutureRevision for an exact one etcd has not reached.
    */

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import winston from 'winston';
-import { staticTokenAuthenticator } from '../../src/auth';
+import { Authorizer, staticTokenAuthenticator } from '../../src/auth';
+import { FeatureGates } from '../../src/config/feature-gates';
 import { ApiServer } from '../../src/server/app';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
@@ -52,7 +53,7 @@ export interface TestServerOptions {
   prefix?: string;
   /** Serve reads and watches from the watch cache (the default, as --watch-cache=true). */
   watchCache?: boolean;
-  cacheOptions?: { historyWindowMs?: number; maxHistoryEvents?: number; bookmarkIntervalMs?: number };
+  cacheOptions?: { historyWindowMs?: number; maxHistoryEvents?: number; bookmarkIntervalMs?: number; onRestart?: (reason: unknown) => void };
   /** To restart "the same" server: a fixed port, certificate dir and token keep an old kubeconfig valid. */
   port?: number;
   certDir?: string;
@@ -61,6 +62,10 @@ export interface TestServerOptions {
   watchBufferBytes?: number;
   /** --event-ttl in seconds (default 3600). */
   eventTtlSeconds?: number;
+  /** --feature-gates, e.g. { AllowUnsafeMalformedObjectDeletion: true }. */
+  featureGates?: Record<string, boolean>;
+  /** The authorization slot (default AlwaysAllow). */
+  authorizer?: Authorizer;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -68,7 +73,12 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   const prefix = opts.prefix ?? `/registry-${randomBytes(4).toString('hex')}`;
   const certs = await ensureServingCertificates({ certDir: opts.certDir ?? path.join(dir, 'pki'), hosts: [] });
   const token = opts.token ?? randomBytes(16).toString('hex');
-  const etcdStore = new EtcdStore({ endpoints: opts.etcdEndpoints });
+  const featureGates = opts.featureGates ? FeatureGates.fromFlags(new Map(Object.entries(opts.featureGates))) : FeatureGates.defaults();
+  const etcdStore = new EtcdStore({
+    endpoints: opts.etcdEndpoints,
+    keyPrefix: prefix,
+    allowUnsafeMalformedObjectDeletion: featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
+  });
   const storage: Storage =
     opts.watchCache === false ? etcdStore : new Cacher({ etcd: etcdStore, prefix, ...(opts.cacheOptions ?? {}) });
   const server = await ApiServer.create({
@@ -81,6 +91,8 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     securePort: opts.port ?? 0,
     watchBufferBytes: opts.watchBufferBytes,
     eventTtlSeconds: opts.eventTtlSeconds,
+    featureGates,
+    authorizer: opts.authorizer,
   });
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;

@@ -30,6 +30,11 @@ export class CacheWatcher {
   /** Delivers one cache event if it concerns this watcher. */
   deliver(e: CacheEvent): void {
     if (this.stopped || !this.matchesKey(e.key)) return;
+    // As kube's etcd3 watcher: an event whose value cannot be read back ends the watch with an ERROR.
+    if (e.type === 'CORRUPT') {
+      this.error(e.status);
+      return;
+    }
     if (e.type === 'DELETE') {
       if (this.passes(e.object)) this.sink.event({ type: 'DELETED', object: e.object });
       return;

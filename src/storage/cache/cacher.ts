@@ -8,6 +8,7 @@
 import { markSharedItems, type KubeObject } from '../../api';
 import { StorageError, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
 import { withRevision } from '../revision';
+import { CorruptValue, corruptWatchError } from '../corrupt';
 import type { EtcdStore } from '../etcd/etcd-store';
 import type { FeedEvent } from '../etcd/etcd-feed';
 import type {
@@ -45,6 +46,12 @@ const initialListPageSize = 10000;
 
 export class Cacher implements Storage {
   private readonly objects = new Map<string, KubeObject>();
+  /**
+   * Keys whose stored value cannot be read back (see ../corrupt.ts). They are not in `objects`:
+   * reads that would include them go to etcd, which answers with kube's errors, and watchers of
+   * them end with an ERROR. The cache itself stays up for every other key.
+   */
+  private readonly corrupt = new Map<string, CorruptValue>();
   private sortedKeys: string[] | null = null;
   private history: EventHistory;
   private revision = 0n;
@@ -87,6 +94,10 @@ export class Cacher implements Storage {
     return this.opts.etcd.delete(key, o);
   }
 
+  deleteIgnoringReadError(key: string): Promise<boolean> {
+    return this.opts.etcd.deleteIgnoringReadError(key);
+  }
+
   currentRevision(): Promise<bigint> {
     return this.opts.etcd.currentRevision();
   }
@@ -109,8 +120,9 @@ export class Cacher implements Storage {
   async get(key: string, o: { consistency?: ReadConsistency } = {}): Promise<KubeObject> {
     const c = o.consistency ?? { kind: 'latest' };
     // kube: a get with resourceVersion unset is a quorum read from etcd.
-    if (c.kind === 'latest' || !key.startsWith(this.keyPrefix) || !this.isReady) return this.opts.etcd.get(key, o);
+    if (c.kind === 'latest' || !key.startsWith(this.keyPrefix) || !this.isReady || this.corrupt.has(key)) return this.opts.etcd.get(key, o);
     if (c.kind === 'notOlderThan') await this.waitForRevision(key, c.revision);
+    if (this.corrupt.has(key)) return this.opts.etcd.get(key, o);
     const obj = this.objects.get(key);
     if (!obj) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
     return obj;
@@ -125,10 +137,13 @@ export class Cacher implements Storage {
       o.exactRevision !== undefined ||
       (o.limit > 0 && c.kind === 'latest') ||
       !prefix.startsWith(this.keyPrefix) ||
-      !this.isReady;
+      !this.isReady ||
+      // etcd answers a list that meets a corrupt value with kube's error.
+      this.corruptUnder(prefix) !== undefined;
     if (delegate) return this.opts.etcd.list(prefix, o);
     if (c.kind === 'notOlderThan') await this.waitForRevision(prefix, c.revision);
     if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) return this.opts.etcd.list(prefix, o);
+    if (this.corruptUnder(prefix) !== undefined) return this.opts.etcd.list(prefix, o);
     // kube's computeListLimit: RV=0 lists from the cache ignore limit; a not-older-than one is paged.
     const limit = c.kind === 'notOlderThan' ? o.limit : 0;
     const keys = this.keysWithPrefix(prefix);
@@ -201,6 +216,12 @@ export class Cacher implements Storage {
     // A consistent watch from a cache that cannot catch up: ERROR 504 naming etcd's revision.
     if (c.kind === 'latest') await this.waitForRevision(w.prefix, await this.opts.etcd.currentRevision());
     if (w.stopped) return undefined;
+    // kube's etcd3 watcher: a state it cannot read ends the watch with an ERROR.
+    const corrupt = w.exactKey ? this.corrupt.get(w.prefix) : this.corruptUnder(w.prefix);
+    if (corrupt) {
+      w.error(watchErrorStatus(corruptWatchError(corrupt, false, this.opts.etcd.corruptErrors)));
+      return undefined;
+    }
     // No await from here on: the state and the live stream join at exactly this.revision.
     for (const key of w.exactKey ? [w.prefix].filter((k) => this.objects.has(k)) : this.keysWithPrefix(w.prefix)) {
       w.added(this.objects.get(key) as KubeObject);
@@ -227,17 +248,23 @@ export class Cacher implements Storage {
 
   private async loadAndFollow(): Promise<void> {
     const objects = new Map<string, KubeObject>();
+    const corrupt = new Map<string, CorruptValue>();
     let startKey: string | undefined;
     let revision: bigint | undefined;
     for (;;) {
       const page = await this.opts.etcd.listEntries(this.keyPrefix, { limit: initialListPageSize, startKey, revision });
       revision = page.revision;
-      for (const e of page.entries) objects.set(e.key, e.object);
+      for (const e of page.entries) {
+        if (e.object instanceof CorruptValue) corrupt.set(e.key, e.object);
+        else objects.set(e.key, e.object);
+      }
       if (!page.more) break;
       startKey = `${page.entries[page.entries.length - 1]?.key ?? ''}\x00`;
     }
     this.objects.clear();
     for (const [k, v] of objects) this.objects.set(k, v);
+    this.corrupt.clear();
+    for (const [k, v] of corrupt) this.corrupt.set(k, v);
     this.sortedKeys = null;
     this.revision = revision;
     this.history = new EventHistory(revision, this.opts.maxHistoryEvents ?? 102400, this.opts.historyWindowMs ?? 75_000);
@@ -261,20 +288,8 @@ export class Cacher implements Storage {
   private apply(events: FeedEvent[], newest: bigint): void {
     const now = Date.now();
     for (const ev of events) {
-      const last = this.objects.get(ev.key);
-      let e: CacheEvent;
-      if (ev.type === 'PUT') {
-        if (!last) this.insertSortedKey(ev.key);
-        this.objects.set(ev.key, ev.object);
-        e = { ...ev, prev: last, at: now };
-      } else {
-        // A key the cache never held (deleted before it was loaded) has nothing to tell watchers.
-        if (!last) continue;
-        this.objects.delete(ev.key);
-        this.removeSortedKey(ev.key);
-        // The last state, stamped with the delete's revision (kube's watch cache does the same).
-        e = { ...ev, object: withRevision(last, ev.revision), at: now };
-      }
+      const e = this.change(ev, now);
+      if (!e) continue;
       this.history.push(e);
       for (const w of this.watchers) {
         w.deliver(e);
@@ -284,6 +299,46 @@ export class Cacher implements Storage {
     if (newest > this.revision) this.revision = newest;
     this.history.trim(now);
     this.releaseWaiters();
+  }
+
+  /** Applies one feed event to the cache; returns what watchers are told (nothing for a key never held). */
+  private change(ev: FeedEvent, now: number): CacheEvent | undefined {
+    const last = this.objects.get(ev.key);
+    const lastCorrupt = this.corrupt.get(ev.key);
+    if (ev.type === 'PUT' && ev.object instanceof CorruptValue) {
+      if (last) {
+        this.objects.delete(ev.key);
+        this.removeSortedKey(ev.key);
+      }
+      this.corrupt.set(ev.key, ev.object);
+      return this.corruptEvent(ev.object, false, now);
+    }
+    if (lastCorrupt) this.corrupt.delete(ev.key);
+    if (ev.type === 'PUT') {
+      const object = ev.object as KubeObject;
+      if (!last) this.insertSortedKey(ev.key);
+      this.objects.set(ev.key, object);
+      return { type: 'PUT', key: ev.key, revision: ev.revision, object, prev: last, at: now };
+    }
+    // The deletion of a value that could not be read: kube's watcher cannot tell its last state.
+    if (lastCorrupt) return this.corruptEvent(new CorruptValue(ev.key, ev.revision, lastCorrupt.step, lastCorrupt.cause), true, now);
+    // A key the cache never held (deleted before it was loaded) has nothing to tell watchers.
+    if (!last) return undefined;
+    this.objects.delete(ev.key);
+    this.removeSortedKey(ev.key);
+    // The last state, stamped with the delete's revision (kube's watch cache does the same).
+    return { type: 'DELETE', key: ev.key, revision: ev.revision, object: withRevision(last, ev.revision), at: now };
+  }
+
+  private corruptEvent(c: CorruptValue, deleted: boolean, now: number): CacheEvent {
+    const status = watchErrorStatus(corruptWatchError(c, deleted, this.opts.etcd.corruptErrors));
+    return { type: 'CORRUPT', key: c.key, revision: c.revision, status, at: now };
+  }
+
+  /** A corrupt value under `prefix`, if any (the map is almost always empty). */
+  private corruptUnder(prefix: string): CorruptValue | undefined {
+    for (const [k, v] of this.corrupt) if (k.startsWith(prefix)) return v;
+    return undefined;
   }
 
   private sendBookmarks(): void {

@@ -2,9 +2,12 @@
  * The watch cache's event history: a bounded window of recent events (by count and by age) that
  * watches starting at a recent resourceVersion replay from. Older starts go to etcd itself.
  */
-import type { KubeObject } from '../../api';
+import type { KubeObject, Status } from '../../api';
 
-export interface CacheEvent {
+export type CacheEvent = ObjectEvent | CorruptEvent;
+
+/** A change of a readable object. */
+export interface ObjectEvent {
   type: 'PUT' | 'DELETE';
   key: string;
   revision: bigint;
@@ -13,6 +16,16 @@ export interface CacheEvent {
   /** PUT of an existing key: the state before. */
   prev?: KubeObject;
   /** When the event arrived (ms), for the age bound. */
+  at: number;
+}
+
+/** A key now holds a value that cannot be read back, or such a value was deleted: watchers of it end with an ERROR. */
+export interface CorruptEvent {
+  type: 'CORRUPT';
+  key: string;
+  revision: bigint;
+  /** The ERROR a watcher of the key ends with. */
+  status: Status;
   at: number;
 }
 

@@ -1,11 +1,16 @@
 /** The storage codec: objects are stored as JSON without metadata.resourceVersion (etcd's revision is the truth). */
-import { KubeObject, orderObjectMeta } from '../../api';
+import { KubeObject, goJsonScan, isObject, orderObjectMeta } from '../../api';
 
 export interface StorageCodec {
   encode(obj: KubeObject): Buffer;
-  /** Decodes stored bytes and stamps metadata.resourceVersion with the etcd revision. */
+  /** Decodes stored bytes and stamps metadata.resourceVersion with the etcd revision; throws on bytes that are no object. */
   decode(data: Buffer, revision: bigint): KubeObject;
+  /** The words kube's codec would use for bytes `decode` refused (else the thrown error's message is used). */
+  decodeErrorText?(data: Buffer, err: unknown): string;
 }
+
+/** Go's type of the struct kube's json serializer first unmarshals into (SimpleMetaFactory's findKind). */
+const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 export const jsonCodec: StorageCodec = {
   encode(obj) {
@@ -15,8 +20,22 @@ export const jsonCodec: StorageCodec = {
     return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: orderObjectMeta(meta), ...rest }));
   },
   decode(data, revision) {
-    const obj = JSON.parse(data.toString('utf8')) as KubeObject;
-    obj.metadata = orderObjectMeta({ ...(obj.metadata ?? {}), resourceVersion: revision.toString() });
-    return obj;
+    const obj = JSON.parse(data.toString('utf8')) as unknown;
+    if (!isObject(obj)) throw new Error('stored value is not a JSON object');
+    if (!isObject(obj.metadata)) obj.metadata = {};
+    return stamp(obj as unknown as KubeObject, revision);
+  },
+  decodeErrorText(data, err) {
+    // kube's json serializer: the type meta is read first, so its error is what a client sees.
+    const scan = goJsonScan(data);
+    if ('error' in scan) return `couldn't get version/kind; json parse error: ${scan.error}`;
+    if (scan.kind === 'null') return `Object 'Kind' is missing in 'null'`;
+    if (scan.kind !== 'object') return `couldn't get version/kind; json parse error: json: cannot unmarshal ${scan.kind} into Go value of type ${findKindType}`;
+    return (err as Error).message;
   },
 };
+
+function stamp(obj: KubeObject, revision: bigint): KubeObject {
+  obj.metadata = orderObjectMeta({ ...obj.metadata, resourceVersion: revision.toString() });
+  return obj;
+}

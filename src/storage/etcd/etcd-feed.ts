@@ -8,9 +8,12 @@
  */
 import { Etcd3, IKeyValue, IWatchResponse, Range, Watcher } from 'etcd3';
 import type { KubeObject } from '../../api';
+import type { CorruptValue } from '../corrupt';
 
-/** A PUT with the key's new state, or a DELETE of the key. */
-export type FeedEvent = { type: 'PUT'; key: string; revision: bigint; object: KubeObject } | { type: 'DELETE'; key: string; revision: bigint };
+/** A PUT with the key's new state (or the CorruptValue it is), or a DELETE of the key. */
+export type FeedEvent =
+  | { type: 'PUT'; key: string; revision: bigint; object: KubeObject | CorruptValue }
+  | { type: 'DELETE'; key: string; revision: bigint };
 
 export interface FeedListener {
   /** Events of one etcd revision batch in order; `revision` is the newest revision now known. */
@@ -24,7 +27,8 @@ export interface FeedArgs {
   /** Only keys starting with this are decoded and reported. */
   prefix: string;
   sinceRevision: bigint;
-  decode: (kv: IKeyValue, revision: bigint) => Promise<KubeObject>;
+  /** A value that cannot be read back comes as its CorruptValue (the cache keeps it as such). */
+  decode: (kv: IKeyValue, revision: bigint) => Promise<KubeObject | CorruptValue>;
   listener: FeedListener;
 }
 

@@ -5,7 +5,7 @@
  * returned value without an extra read).
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
-import { Etcd3, IKeyValue, IRangeResponse, IWatchResponse, Watcher } from 'etcd3';
+import { Etcd3, IKeyValue, IRangeResponse, ITxnResponse, IWatchResponse, Watcher } from 'etcd3';
 import { KubeObject, cloneJson } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
@@ -23,6 +23,7 @@ import {
   WatchSink,
 } from '../interface';
 import { Transformer, identityTransformer } from '../transformer';
+import { CorruptErrorOptions, CorruptObjectsError, CorruptValue, corruptListError, corruptReadError, corruptWatchError, corruptWriteError, maxCorruptObjectsListed } from '../corrupt';
 import { withRevision } from '../revision';
 import { toStorageError } from './etcd-errors';
 import { watchPrefix } from './etcd-watch';
@@ -42,6 +43,13 @@ export interface EtcdStoreOptions {
    * as kube's etcd3 store they read, then answer TooLargeResourceVersion if the read is older.
    */
   futureRevisionWaitMs?: number;
+  /**
+   * Gate AllowUnsafeMalformedObjectDeletion: errors about values that cannot be read back use
+   * kube's corrupt-object wording (see ../corrupt.ts), and lists report every such value.
+   */
+  allowUnsafeMalformedObjectDeletion?: boolean;
+  /** The server's --etcd-prefix, which kube's corrupt-object errors leave out of a get's key. Default /registry. */
+  keyPrefix?: string;
 }
 
 /** etcd's maximum page we grow to when selectors filter items out (kube: maxLimit). */
@@ -63,12 +71,15 @@ export class EtcdStore implements Storage {
   private readonly transformer: Transformer;
   private readonly futureRevisionWaitMs: number;
   private readonly compactors: Compactor[] = [];
+  /** How errors about corrupt values are worded (the gate and the prefix). */
+  readonly corruptErrors: CorruptErrorOptions;
 
   constructor(opts: EtcdStoreOptions) {
     const timeout = opts.requestTimeoutMs ?? 5000;
     this.codec = opts.codec ?? jsonCodec;
     this.transformer = opts.transformer ?? identityTransformer;
     this.futureRevisionWaitMs = opts.futureRevisionWaitMs ?? 3000;
+    this.corruptErrors = { gate: !!opts.allowUnsafeMalformedObjectDeletion, keyPrefix: (opts.keyPrefix ?? '/registry').replace(/\/+$/, '') };
     this.client = new Etcd3({
       hosts: opts.endpoints,
       credentials: opts.tls && {
@@ -117,6 +128,7 @@ export class EtcdStore implements Storage {
     validateMinimumRevision(key, opts.consistency, BigInt(resp.header.revision));
     const cur = await this.currentFrom(key, resp);
     if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+    if (cur instanceof CorruptValue) throw corruptReadError(cur, this.corruptErrors);
     return cur.object;
   }
 
@@ -174,7 +186,7 @@ export class EtcdStore implements Storage {
         }),
       );
       if (resp.succeeded) return { object: withRevision(next, BigInt(resp.header.revision)), created: !cur };
-      cur = await this.currentFrom(key, resp.responses[0]?.response_range);
+      cur = await this.readableFrom(key, resp.responses[0]?.response_range);
       isCurrent = true;
     }
     throw new StorageError('Conflict', key, `too many conflicting updates of ${key}`);
@@ -208,8 +220,27 @@ export class EtcdStore implements Storage {
         }),
       );
       if (resp.succeeded) return withRevision(cur.object, BigInt(resp.header.revision));
-      cur = await this.currentFrom(key, resp.responses[0]?.response_range);
+      cur = await this.readableFrom(key, resp.responses[0]?.response_range);
       fromCache = false;
+    }
+    throw new StorageError('Conflict', key, `too many conflicting deletes of ${key}`);
+  }
+
+  /** kube's conditionalDelete with skipTransformDecode: the compare is on the mod revision alone. */
+  async deleteIgnoringReadError(key: string): Promise<boolean> {
+    let range: IRangeResponse | undefined = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key), keys_only: true }));
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const kv: IKeyValue | undefined = range?.kvs[0];
+      if (!kv) return false;
+      const resp: ITxnResponse = await this.call(key, () =>
+        this.client.kv.txn({
+          compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: kv.mod_revision }],
+          success: [{ request_delete_range: { key: Buffer.from(key) } }],
+          failure: [{ request_range: { key: Buffer.from(key), keys_only: true } }],
+        }),
+      );
+      if (resp.succeeded) return true;
+      range = resp.responses[0]?.response_range;
     }
     throw new StorageError('Conflict', key, `too many conflicting deletes of ${key}`);
   }
@@ -229,6 +260,8 @@ export class EtcdStore implements Storage {
     let lastReturnedKey: string | undefined;
     let more = false;
     let firstCount = 0;
+    const corrupt: CorruptValue[] = [];
+    let corruptTruncated = false;
     for (let page = 0; ; page++) {
       const resp: IRangeResponse = await this.call(prefix, () =>
         this.client.kv.range({
@@ -244,7 +277,17 @@ export class EtcdStore implements Storage {
       let stoppedAt = -1;
       for (let i = 0; i < resp.kvs.length; i++) {
         const kv = resp.kvs[i] as IKeyValue;
-        const obj = await this.decode(kv);
+        const obj = await this.decodeEntry(kv);
+        if (obj instanceof CorruptValue) {
+          // kube: without the gate the first one ends the list; with it, all are gathered (up to 100).
+          if (!this.corruptErrors.gate || corrupt.length >= maxCorruptObjectsListed) {
+            corruptTruncated = corrupt.length >= maxCorruptObjectsListed;
+            if (corrupt.length === 0) corrupt.push(obj);
+            throw corruptListError(corrupt, corruptTruncated, this.corruptErrors);
+          }
+          corrupt.push(obj);
+          continue;
+        }
         if (opts.predicate && !opts.predicate(obj)) continue;
         items.push(obj);
         lastReturnedKey = kv.key.toString();
@@ -262,6 +305,7 @@ export class EtcdStore implements Storage {
       startKey = Buffer.concat([last.key, Buffer.from([0])]);
       pageSize = Math.min(pageSize * 2, maxPageSize);
     }
+    if (corrupt.length) throw corruptListError(corrupt, corruptTruncated, this.corruptErrors);
     const result: ListResult = { items, revision };
     if (more && lastReturnedKey !== undefined) {
       result.continueKey = lastReturnedKey;
@@ -275,7 +319,7 @@ export class EtcdStore implements Storage {
   async listEntries(
     prefix: string,
     o: { limit: number; startKey?: string; revision?: bigint },
-  ): Promise<{ entries: Array<{ key: string; object: KubeObject }>; revision: bigint; more: boolean }> {
+  ): Promise<{ entries: Array<{ key: string; object: KubeObject | CorruptValue }>; revision: bigint; more: boolean }> {
     const resp: IRangeResponse = await this.call(prefix, () =>
       this.client.kv.range({
         key: Buffer.from(o.startKey ?? prefix),
@@ -285,13 +329,13 @@ export class EtcdStore implements Storage {
       }),
     );
     const entries = [];
-    for (const kv of resp.kvs) entries.push({ key: kv.key.toString(), object: await this.decode(kv) });
+    for (const kv of resp.kvs) entries.push({ key: kv.key.toString(), object: await this.decodeEntry(kv) });
     return { entries, revision: o.revision ?? BigInt(resp.header.revision), more: resp.more };
   }
 
   /** The watch cache's feed: one etcd watch over the whole keyspace (see etcd-feed.ts). */
   feed(prefix: string, sinceRevision: bigint, listener: FeedListener): Feed {
-    return watchKeyspace({ client: this.client, prefix, sinceRevision, decode: (kv, rev) => this.decode(kv, rev), listener });
+    return watchKeyspace({ client: this.client, prefix, sinceRevision, decode: (kv, rev) => this.decodeEntry(kv, rev), listener });
   }
 
   /**
@@ -312,8 +356,11 @@ export class EtcdStore implements Storage {
       else {
         if (opts.start.consistency.kind === 'notOlderThan') await this.waitForRevision(prefix, opts.start.consistency.revision);
         const initial = opts.exactKey
-          ? await this.readCurrent(prefix).then(async (c) => ({ items: c ? [c.object] : [], revision: await this.currentRevision() }))
-          : await this.list(prefix, { limit: 0, hasSelector: false });
+          ? await this.readCurrent(prefix, corruptReadError).then(async (c) => ({ items: c ? [c.object] : [], revision: await this.currentRevision() }))
+          : await this.list(prefix, { limit: 0, hasSelector: false }).catch((e: unknown) => {
+              // As kube's etcd3 watcher, which reads the state value by value: the first corrupt one ends it.
+              throw e instanceof CorruptObjectsError && e.found[0] ? corruptWatchError(e.found[0], false, this.corruptErrors) : e;
+            });
         if (stopped) return;
         for (const item of initial.items) if (!opts.predicate || opts.predicate(item)) sink.event({ type: 'ADDED', object: item });
         since = initial.revision;
@@ -322,7 +369,15 @@ export class EtcdStore implements Storage {
         }
       }
       if (stopped) return;
-      inner = watchPrefix({ client: this.client, prefix, opts, sinceRevision: since, sink, decode: (kv, rev) => this.decode(kv, rev) });
+      inner = watchPrefix({
+        client: this.client,
+        prefix,
+        opts,
+        sinceRevision: since,
+        sink,
+        decode: (kv, rev) => this.decodeEntry(kv, rev),
+        corruptErrors: this.corruptErrors,
+      });
     };
     start().catch((err: unknown) => {
       if (stopped) return;
@@ -395,30 +450,53 @@ export class EtcdStore implements Storage {
     return this.call(key, () => this.leases.leaseFor(ttlSeconds));
   }
 
-  private async readCurrent(key: string): Promise<Current | null> {
+  /** The key's current state; a corrupt value throws `corruptError` (by default, as an update's or delete's read). */
+  private async readCurrent(key: string, corruptError = corruptWriteError): Promise<Current | null> {
     const resp = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key) }));
-    return this.currentFrom(key, resp);
+    return this.readableFrom(key, resp, corruptError);
   }
 
-  private async currentFrom(key: string, resp: IRangeResponse | undefined): Promise<Current | null> {
+  /** The state a range (or a failed txn's range) returned; a corrupt value throws. */
+  private async readableFrom(key: string, resp: IRangeResponse | undefined, corruptError = corruptWriteError): Promise<Current | null> {
+    const cur = await this.currentFrom(key, resp);
+    if (cur instanceof CorruptValue) throw corruptError(cur, this.corruptErrors);
+    return cur;
+  }
+
+  private async currentFrom(key: string, resp: IRangeResponse | undefined): Promise<Current | CorruptValue | null> {
     const kv = resp?.kvs[0];
     if (!kv) return null;
     const modRevision = BigInt(kv.mod_revision);
-    const { data, stale } = await this.transformer.fromStorage(kv.value, key);
-    return { object: this.decodePlain(key, data, modRevision), plain: data, modRevision, stale };
+    let plain: { data: Buffer; stale?: boolean };
+    try {
+      plain = await this.transformer.fromStorage(kv.value, key);
+    } catch (e) {
+      return new CorruptValue(key, modRevision, 'untransformable', (e as Error).message);
+    }
+    const object = this.decodePlain(key, plain.data, modRevision);
+    if (object instanceof CorruptValue) return object;
+    return { object, plain: plain.data, modRevision, stale: plain.stale };
   }
 
-  private async decode(kv: IKeyValue, revision?: bigint): Promise<KubeObject> {
+  /** A stored value as an object stamped with `revision` (default: its mod revision), or the CorruptValue it is (at that revision). */
+  private async decodeEntry(kv: IKeyValue, revision?: bigint): Promise<KubeObject | CorruptValue> {
     const key = kv.key.toString();
-    const { data } = await this.transformer.fromStorage(kv.value, key);
-    return this.decodePlain(key, data, revision ?? BigInt(kv.mod_revision));
+    const modRevision = BigInt(kv.mod_revision);
+    let data: Buffer;
+    try {
+      ({ data } = await this.transformer.fromStorage(kv.value, key));
+    } catch (e) {
+      return new CorruptValue(key, modRevision, 'untransformable', (e as Error).message);
+    }
+    // kube's watcher reports a previous value it cannot decode at the event's revision.
+    return this.decodePlain(key, data, revision ?? modRevision);
   }
 
-  private decodePlain(key: string, data: Buffer, revision: bigint): KubeObject {
+  private decodePlain(key: string, data: Buffer, revision: bigint): KubeObject | CorruptValue {
     try {
       return this.codec.decode(data, revision);
     } catch (e) {
-      throw new StorageError('InvalidObject', key, `failed to decode object at ${key}: ${(e as Error).message}`);
+      return new CorruptValue(key, revision, 'undecodable', this.codec.decodeErrorText?.(data, e) ?? (e as Error).message);
     }
   }
 

@@ -8,6 +8,7 @@ import { KubeObject } from '../../api';
 import { Watch, WatchEvent, WatchOptions, WatchSink } from '../interface';
 import { toStorageError } from './etcd-errors';
 import { isStorageError, watchErrorStatus } from '../errors';
+import { CorruptErrorOptions, CorruptValue, corruptWatchError } from '../corrupt';
 
 export interface WatchPrefixArgs {
   client: Etcd3;
@@ -16,10 +17,12 @@ export interface WatchPrefixArgs {
   /** Deliver events for revisions strictly after this one. */
   sinceRevision: bigint;
   sink: WatchSink;
-  decode: (kv: IKeyValue, revision: bigint) => Promise<KubeObject>;
+  decode: (kv: IKeyValue, revision: bigint) => Promise<KubeObject | CorruptValue>;
+  /** How a value that cannot be read back is reported (the watch then ends with that ERROR). */
+  corruptErrors: CorruptErrorOptions;
 }
 
-export function watchPrefix({ client, prefix, opts, sinceRevision, sink, decode }: WatchPrefixArgs): Watch {
+export function watchPrefix({ client, prefix, opts, sinceRevision, sink, decode, corruptErrors }: WatchPrefixArgs): Watch {
   let stopped = false;
   let watcher: Watcher | undefined;
   let chain: Promise<void> = Promise.resolve();
@@ -53,16 +56,23 @@ export function watchPrefix({ client, prefix, opts, sinceRevision, sink, decode 
     for (const ev of res.events) {
       if (stopped) return;
       const rev = BigInt(ev.kv.mod_revision);
+      // As kube's etcd3 watcher: the previous state is read only for a delete or a filtered watch, and
+      // a value that cannot be read back ends the watch with an ERROR.
+      const readable = async (kv: IKeyValue, deleted: boolean): Promise<KubeObject> => {
+        const v = await decode(kv, rev);
+        if (v instanceof CorruptValue) throw corruptWatchError(v, deleted, corruptErrors);
+        return v;
+      };
       if (ev.type === 'Put') {
-        const cur = await decode(ev.kv, rev);
-        const prev = ev.prev_kv ? await decode(ev.prev_kv, rev) : null;
+        const cur = await readable(ev.kv, false);
+        const prev = ev.prev_kv && opts.predicate ? await readable(ev.prev_kv, false) : null;
         const curPass = pass(cur);
-        const prevPass = prev ? pass(prev) : false;
+        const prevPass = opts.predicate ? (prev ? pass(prev) : false) : !!ev.prev_kv;
         if (curPass && prevPass) sink.event({ type: 'MODIFIED', object: cur });
         else if (curPass) sink.event({ type: 'ADDED', object: cur });
         else if (prevPass && prev) sink.event({ type: 'DELETED', object: prev });
       } else if (ev.prev_kv) {
-        const prev = await decode(ev.prev_kv, rev);
+        const prev = await readable(ev.prev_kv, true);
         if (pass(prev)) sink.event({ type: 'DELETED', object: prev });
       }
       last = rev;

@@ -1,5 +1,5 @@
 /** Go's encoding/json errors for json.Unmarshal into map[string]interface{} (used by Secret validation). */
-import { goJsonMapError } from '../../../src/registry/resources/core/go-json-error';
+import { goJsonMapError } from '../../../src/api/go-json-error';
 
 test.each<[string, string | undefined]>([
   ['{}', undefined],

@@ -1,5 +1,5 @@
 /** core/v1 Secret (seed 001; kube-facts §4): stringData merge, size and key rules, per-type rules, immutability. */
-import { FieldError, FieldPath, KubeObject, fieldErrors } from '../../../api';
+import { FieldError, FieldPath, KubeObject, fieldErrors, goJsonMapError } from '../../../api';
 import { ResourceDefinition, allVerbs, baseStrategy } from '../../resource';
 import {
   ageColumn,
@@ -11,7 +11,6 @@ import {
   nameColumn,
   validateDataKeys,
 } from './common';
-import { goJsonMapError } from './go-json-error';
 import { x509KeyPairError } from './tls-key-pair';
 
 type DataMap = Record<string, string>;

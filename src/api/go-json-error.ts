@@ -178,17 +178,23 @@ class Scanner {
   }
 }
 
-/** Go's error text for unmarshalling `bytes` into a map[string]interface{}, or undefined on success. */
-export function goJsonMapError(bytes: Buffer): string | undefined {
+/** The JSON kind of `bytes` ('object', 'array', 'string', 'number', 'bool', 'null'), or Go's syntax error for them. */
+export function goJsonScan(bytes: Buffer): { kind: string } | { error: string } {
   const s = new Scanner(bytes);
-  let kind: string;
   try {
-    kind = s.value();
+    const kind = s.value();
     s.end();
+    return { kind };
   } catch (e) {
-    if (e instanceof SyntaxFail) return e.message;
+    if (e instanceof SyntaxFail) return { error: e.message };
     throw e;
   }
-  if (kind === 'object' || kind === 'null') return undefined;
-  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+}
+
+/** Go's error text for unmarshalling `bytes` into a map[string]interface{}, or undefined on success. */
+export function goJsonMapError(bytes: Buffer): string | undefined {
+  const r = goJsonScan(bytes);
+  if ('error' in r) return r.error;
+  if (r.kind === 'object' || r.kind === 'null') return undefined;
+  return `json: cannot unmarshal ${r.kind} into Go value of type map[string]interface {}`;
 }
