@@ -1,72 +1,16 @@
 /**
- * `--feature-gates`: the gates this server knows, with the stage and default kube-apiserver 1.32 gives
- * them (k8s.io/apiserver pkg/features/kube_features.go and k8s.io/component-base's logs, metrics
- * and zpages gates, all at v0.32), and the rules of component-base featuregate's SetFromMap:
+ * `--feature-gates`: every gate kube-apiserver 1.32 knows, with the stage and default it gives them
+ * (the table is kube-feature-gates.ts), and the rules of component-base featuregate's SetFromMap:
  * unknown gate → error, a locked gate set away from its default → error, setting a GA or
  * deprecated gate → a warning. AllAlpha / AllBeta set every alpha / beta gate not named explicitly.
  */
 
-/** A feature's maturity, as component-base names it. */
-export type FeatureStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
+import { FeatureSpec, kubeApiserverFeatureGates } from './kube-feature-gates';
 
-/** One known gate at the emulated version (1.32). */
-export interface FeatureSpec {
-  stage: FeatureStage;
-  default: boolean;
-  /** GA (and some deprecated) gates are locked: setting them to anything but the default fails. */
-  lockToDefault?: boolean;
-}
+export type { FeatureSpec, FeatureStage } from './kube-feature-gates';
 
-const alpha = (): FeatureSpec => ({ stage: 'ALPHA', default: false });
-const beta = (on: boolean): FeatureSpec => ({ stage: 'BETA', default: on });
-const ga = (): FeatureSpec => ({ stage: 'GA', default: true, lockToDefault: true });
-
-/** The gates of kube-apiserver 1.32 that concern a generic API server (names as kube spells them). */
-export const knownFeatureGates: ReadonlyMap<string, FeatureSpec> = new Map<string, FeatureSpec>([
-  // k8s.io/apiserver pkg/features (v0.32.13)
-  ['AdmissionWebhookMatchConditions', ga()],
-  ['AggregatedDiscoveryEndpoint', ga()],
-  ['AllowUnsafeMalformedObjectDeletion', alpha()],
-  ['AnonymousAuthConfigurableEndpoints', beta(true)],
-  ['APIListChunking', ga()],
-  ['APIResponseCompression', beta(true)],
-  ['APIServerIdentity', beta(true)],
-  ['APIServerTracing', beta(true)],
-  ['APIServingWithRoutine', alpha()],
-  ['AuthorizeWithSelectors', beta(true)],
-  ['BtreeWatchCache', beta(true)],
-  ['CBORServingAndStorage', alpha()],
-  ['ConcurrentWatchObjectDecode', beta(false)],
-  ['ConsistentListFromCache', beta(true)],
-  ['CoordinatedLeaderElection', alpha()],
-  ['EfficientWatchResumption', ga()],
-  ['KMSv1', { stage: 'DEPRECATED', default: false }],
-  ['MutatingAdmissionPolicy', alpha()],
-  ['OpenAPIEnums', beta(true)],
-  ['RemainingItemCount', ga()],
-  ['RemoteRequestHeaderUID', alpha()],
-  ['ResilientWatchCacheInitialization', beta(true)],
-  ['RetryGenerateName', ga()],
-  ['SeparateCacheWatchRPC', beta(true)],
-  ['StorageVersionAPI', alpha()],
-  ['StorageVersionHash', beta(true)],
-  ['StrictCostEnforcementForVAP', ga()],
-  ['StrictCostEnforcementForWebhooks', ga()],
-  ['StructuredAuthenticationConfiguration', beta(true)],
-  ['StructuredAuthorizationConfiguration', ga()],
-  ['UnauthenticatedHTTP2DOSMitigation', beta(true)],
-  ['WatchBookmark', ga()],
-  ['WatchCacheInitializationPostStartHook', beta(false)],
-  ['WatchFromStorageWithoutResourceVersion', beta(false)],
-  ['WatchList', beta(true)],
-  // k8s.io/component-base logs/api/v1, metrics/features, zpages/features (v0.32.13)
-  ['ComponentFlagz', alpha()],
-  ['ComponentSLIs', ga()],
-  ['ComponentStatusz', alpha()],
-  ['ContextualLogging', beta(true)],
-  ['LoggingAlphaOptions', alpha()],
-  ['LoggingBetaOptions', beta(true)],
-]);
+/** The gates of kube-apiserver 1.32 (kube-feature-gates.ts), names as kube spells them. */
+export const knownFeatureGates: ReadonlyMap<string, FeatureSpec> = new Map(kubeApiserverFeatureGates);
 
 /** component-base's special gates: they switch every alpha / beta gate not set explicitly. */
 const specialGates: ReadonlyMap<string, 'ALPHA' | 'BETA'> = new Map([

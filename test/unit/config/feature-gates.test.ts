@@ -1,6 +1,6 @@
 /**
  * --feature-gates resolution. Expected stages/defaults are kube 1.32's (k8s.io/apiserver
- * pkg/features/kube_features.go v0.32.13); messages are component-base featuregate's
+ * pkg/features/kube_features.go v0.32.13, k8s.io/kubernetes pkg/features v1.32.10); messages are component-base featuregate's
  * (feature_gate.go unsafeSetFromMap) word for word.
  */
 import { FeatureGateError, FeatureGates, FeatureSpec, knownFeatureGates, parseFlags } from '../../../src/config';
@@ -22,6 +22,16 @@ describe('kube 1.32 defaults', () => {
     ['WatchBookmark', 'GA', true, true],
     ['KMSv1', 'DEPRECATED', false, false],
     ['BtreeWatchCache', 'BETA', true, false],
+    // Gates of k8s.io/kubernetes pkg/features (kubelet, scheduler, controllers), client-go and
+    // apiextensions, which kube-apiserver registers too: accepted though this server has no use for them.
+    ['InPlacePodVerticalScaling', 'ALPHA', false, false],
+    ['SidecarContainers', 'BETA', true, false],
+    ['JobPodFailurePolicy', 'GA', true, true],
+    ['ExecProbeTimeout', 'GA', true, false],
+    ['WindowsHostNetwork', 'ALPHA', true, false],
+    ['AllowServiceLBStatusOnNonLB', 'DEPRECATED', false, true],
+    ['WatchListClient', 'BETA', false, false],
+    ['CRDValidationRatcheting', 'BETA', true, false],
   ])('%s is %s, default %s, locked %s', (name, stage, def, locked) => {
     const spec = knownFeatureGates.get(name);
     expect(spec).toEqual(expect.objectContaining({ stage, default: def }));
