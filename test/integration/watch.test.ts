@@ -98,6 +98,13 @@ describe('watch over HTTP', () => {
     expect(initial.map(summary).sort()).toEqual([['ADDED', 'e1'], ['ADDED', 'e2'], ['ADDED', 'e3']]);
   });
 
+  test("watch=True (the Python client's spelling) and allowWatchBookmarks=True are booleans as kube reads them; watch=False lists", async () => {
+    const w = await watch('/api/v1/namespaces/w2/secrets?watch=True&resourceVersion=0&allowWatchBookmarks=True');
+    expect((await w.next(3)).map(summary).sort()).toEqual([['ADDED', 'e1'], ['ADDED', 'e2'], ['ADDED', 'e3']]);
+    const list = await srv.request('GET', '/api/v1/namespaces/w2/secrets?watch=False');
+    expect(list.json().kind).toBe('SecretList');
+  });
+
   test('timeoutSeconds=1 ends the stream', async () => {
     const w = await watch('/api/v1/namespaces/w2/secrets?watch=1&timeoutSeconds=1&resourceVersion=1');
     const t0 = Date.now();

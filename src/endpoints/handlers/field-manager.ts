@@ -2,6 +2,7 @@
  * The field-manager step of every write (kube's FieldManager in the handlers): records who owns
  * which fields in metadata.managedFields, and performs server-side apply.
  */
+import { queryBool } from '../query-bool';
 import { KubeObject, errors, fieldErrors, timestamp } from '../../api';
 import { ApplySchema, FieldSet, apply, pathOf, update, validateFieldManager } from '../../apply';
 import type { HandlerScope } from '../scope';
@@ -64,7 +65,6 @@ export function serverSideApply(s: HandlerScope, live: KubeObject | null, config
   if (!manager) {
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
   }
-  // kube's bool query parsing: present and not 0/f/false (any case) means true.
-  const force = s.query.force !== undefined && !/^(0|f|false)$/i.test(s.query.force);
+  const force = queryBool(s.query.force) ?? false;
   return apply({ ...context(s), live, config, manager, force, kind: s.store.def.kind }).object;
 }

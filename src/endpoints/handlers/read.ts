@@ -1,4 +1,5 @@
 /** GET of one object and of a collection. */
+import { queryBool } from '../query-bool';
 import { errors } from '../../api';
 import type { ListQuery } from '../../registry';
 import { negotiate, writeList, writeObject } from '../responses';
@@ -16,10 +17,7 @@ export async function listHandler(s: HandlerScope): Promise<void> {
   writeList(s, list, target);
 }
 
-function parseBoolParam(v: string | undefined): boolean | undefined {
-  if (v === undefined) return undefined;
-  return v === 'true' || v === '1' || v === '';
-}
+const parseBoolParam = queryBool;
 
 function parseIntParam(name: string, v: string | undefined): number | undefined {
   if (v === undefined || v === '') return undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { requestInfoFor } from '../../endpoints/request-info';
+import { queryBool } from '../../endpoints/query-bool';
 
 /** Request id, received time, RequestInfo and an empty warning list on res.locals. */
 export function withRequestInfo(): RequestHandler {
@@ -8,9 +9,7 @@ export function withRequestInfo(): RequestHandler {
     res.locals.requestId = randomUUID();
     res.locals.received = process.hrtime.bigint();
     res.locals.warnings = [] as string[];
-    const watch = req.query.watch;
-    const watchParam = watch === 'true' || watch === '1' || watch === '';
-    res.locals.requestInfo = requestInfoFor(req.method, req.path, watchParam);
+    res.locals.requestInfo = requestInfoFor(req.method, req.path, queryBool(req.query.watch) ?? false);
     res.setHeader('Audit-Id', res.locals.requestId as string);
     next();
   };
