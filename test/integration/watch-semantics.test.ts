@@ -220,8 +220,9 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
       };
       const started = Date.now();
       const base = `/api/v1/namespaces/${ns}/secrets?watch=1`;
-      const [timed, initialEvents, plain] = await Promise.all([
+      const [timed, timedWithoutBookmarks, initialEvents, plain] = await Promise.all([
         watch(`${base}&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${current}`),
+        watch(`${base}&timeoutSeconds=3&resourceVersion=${current}`),
         watch(`${base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${future}`),
         // Both paths answer a plain watch at a future RV with 504 after the wait (issue 3).
         watch(`${base}&resourceVersion=${future}`),
@@ -241,6 +242,9 @@ describe.each([{ watchCache: true }, { watchCache: false }])('watch resourceVers
         expect(e.type).toBe('BOOKMARK');
         expect(rvOf(e.object)).toBeGreaterThanOrEqual(current);
       }
+      // Without allowWatchBookmarks, no bookmark at all (old Python clients fail on one).
+      await timedWithoutBookmarks.ended;
+      expect(timedWithoutBookmarks.all).toEqual([]);
     });
   });
 

@@ -191,7 +191,8 @@ export class Cacher implements Storage {
       },
       requestBookmark: () => {
         if (delegated) delegated.requestBookmark?.();
-        else if (this.watchers.has(w)) w.bookmark(this.revision);
+        // Only to a watch that allows bookmarks, as kube (and the etcd path) does.
+        else if (this.watchers.has(w) && w.bookmarks) w.bookmark(this.revision);
       },
     };
   }
