@@ -2,7 +2,7 @@
 NPM ?= npm
 ARGS ?=
 
-.PHONY: all deps etcd build typecheck lint run test test-unit test-integration bench bench-wire clean
+.PHONY: all deps etcd python-client build typecheck lint run test test-unit test-integration bench bench-wire clean
 
 all: build
 
@@ -16,6 +16,10 @@ deps: node_modules/.package-lock.json etcd
 
 etcd:
 	@./scripts/ensure-etcd.sh
+
+## python-client: the official Kubernetes Python client (Debian python3-kubernetes), for its integration test
+python-client:
+	@./scripts/ensure-python-client.sh
 
 build: node_modules/.package-lock.json
 	$(NPM) run build
@@ -32,13 +36,13 @@ run: deps build
 	node dist/src/main.js $(ARGS)
 
 ## test: type-check, then every unit and integration test (real etcd, real kubectl)
-test: deps typecheck lint build
+test: deps python-client typecheck lint build
 	$(NPM) test
 
 test-unit: node_modules/.package-lock.json
 	$(NPM) test -- test/unit
 
-test-integration: deps
+test-integration: deps python-client
 	$(NPM) test -- test/integration test/e2e
 
 ## bench: own etcd (fsync on) + server child; watch latency, memory per object, list cache vs etcd (bench/README.md)
