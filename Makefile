@@ -15,11 +15,11 @@ node_modules/.package-lock.json: package.json package-lock.json
 deps: node_modules/.package-lock.json etcd
 
 etcd:
-	@./scripts/ensure-etcd.sh
+	@./scripts/ensure-debian-package.sh etcd-server sh -c 'command -v etcd'
 
 ## python-client: the official Kubernetes Python client (Debian python3-kubernetes), for its integration test
 python-client:
-	@./scripts/ensure-python-client.sh
+	@./scripts/ensure-debian-package.sh python3-kubernetes /usr/bin/python3 -c 'import kubernetes'
 
 build: node_modules/.package-lock.json
 	$(NPM) run build

@@ -1,6 +1,6 @@
 /**
  * The official Kubernetes Python client (Debian's python3-kubernetes, installed by `make test`
- * through scripts/ensure-python-client.sh) against the server: CRUD, label selectors, a watch (the
+ * through scripts/ensure-debian-package.sh) against the server: CRUD, label selectors, a watch (the
  * client sends watch=True), kube's errors as ApiException, quota. The script prints what it saw.
  */
 import { execFile } from 'node:child_process';
