@@ -120,8 +120,9 @@ export class Cacher implements Storage {
   async get(key: string, o: { consistency?: ReadConsistency } = {}): Promise<KubeObject> {
     const c = o.consistency ?? { kind: 'latest' };
     // kube: a get with resourceVersion unset is a quorum read from etcd.
-    if (c.kind === 'latest' || !key.startsWith(this.keyPrefix) || !this.isReady || this.corrupt.has(key)) return this.opts.etcd.get(key, o);
+    if (c.kind === 'latest' || !key.startsWith(this.keyPrefix) || !this.isReady) return this.opts.etcd.get(key, o);
     if (c.kind === 'notOlderThan') await this.waitForRevision(key, c.revision);
+    // etcd answers a read of a value that cannot be read back with kube's error.
     if (this.corrupt.has(key)) return this.opts.etcd.get(key, o);
     const obj = this.objects.get(key);
     if (!obj) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
@@ -137,12 +138,11 @@ export class Cacher implements Storage {
       o.exactRevision !== undefined ||
       (o.limit > 0 && c.kind === 'latest') ||
       !prefix.startsWith(this.keyPrefix) ||
-      !this.isReady ||
-      // etcd answers a list that meets a corrupt value with kube's error.
-      this.corruptUnder(prefix) !== undefined;
+      !this.isReady;
     if (delegate) return this.opts.etcd.list(prefix, o);
     if (c.kind === 'notOlderThan') await this.waitForRevision(prefix, c.revision);
     if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) return this.opts.etcd.list(prefix, o);
+    // etcd answers a list that meets a value that cannot be read back with kube's error.
     if (this.corruptUnder(prefix) !== undefined) return this.opts.etcd.list(prefix, o);
     // kube's computeListLimit: RV=0 lists from the cache ignore limit; a not-older-than one is paged.
     const limit = c.kind === 'notOlderThan' ? o.limit : 0;
