@@ -10,7 +10,6 @@ export type StorageErrorCode =
   | 'TooLargeResourceVersion'
   | 'FutureRevision'
   | 'Unreachable'
-  | 'InvalidObject'
   /** A stored value that cannot be read back, reported as kube's store does without the gate (a plain error). */
   | 'Undecodable'
   /** The same, gate AllowUnsafeMalformedObjectDeletion on: kube's corrupt-object StorageError. */

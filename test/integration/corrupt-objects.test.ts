@@ -204,6 +204,46 @@ describe.each([
     );
   });
 
+  test('a list names at most 100 corrupt objects, then says there are more', async () => {
+    const many = `${n}-many`;
+    expect((await srv.request('POST', '/api/v1/namespaces', { body: ns(many) })).status).toBe(201);
+    const puts = Array.from({ length: 101 }, (_, i) => ({ request_put: { key: Buffer.from(`${srv.prefix}/configmaps/${many}/c${String(i).padStart(3, '0')}`), value: Buffer.from(garbage) } }));
+    await srv.etcdStore.etcd.kv.txn({ compare: [], success: puts, failure: [] });
+    const r = await srv.request('GET', `/api/v1/namespaces/${many}/configmaps`);
+    expect(r.status).toBe(500);
+    const causes = r.json().details.causes as Array<{ reason: string; field?: string; message: string }>;
+    expect(causes).toHaveLength(101);
+    expect(causes[99]?.field).toBe(`${srv.prefix}/configmaps/${many}/c099`);
+    expect(causes[100]).toEqual({ reason: 'FieldValueTooMany', message: 'too many errors, the list is truncated' });
+    await srv.etcdStore.etcd.delete().prefix(`${srv.prefix}/configmaps/${many}/`);
+  });
+
+  test('a namespace holding one is stuck Terminating with ContentDeletionFailed until the unsafe delete removes it', async () => {
+    const doomed = `${n}-doomed`;
+    expect((await srv.request('POST', '/api/v1/namespaces', { body: ns(doomed) })).status).toBe(201);
+    await corrupt(srv, doomed, 'bad');
+    const w = await openWatch(srv, `/api/v1/namespaces?watch=1&fieldSelector=metadata.name%3D${doomed}`);
+    try {
+      expect((await srv.request('DELETE', `/api/v1/namespaces/${doomed}`)).status).toBe(200);
+      // Events until the controller reports the failure.
+      let failed: { message: string } | undefined;
+      while (!failed) {
+        const [e] = await w.next(1, 10_000);
+        const conditions = (e?.object.status.conditions ?? []) as Array<{ type: string; status: string; message: string }>;
+        failed = conditions.find((c) => c.type === 'NamespaceDeletionContentFailure' && c.status === 'True');
+      }
+      expect(failed.message).toBe('Failed to delete all resource types, 1 remaining: failed to read one or more configmaps from the storage');
+      expect((await srv.request('DELETE', `/api/v1/namespaces/${doomed}/configmaps/bad`, { body: unsafeDelete })).status).toBe(200);
+      for (;;) {
+        const [e] = await w.next(1, 10_000);
+        if (e?.type === 'DELETED') break;
+      }
+    } finally {
+      w.close();
+    }
+    expect((await srv.request('GET', `/api/v1/namespaces/${doomed}`)).status).toBe(404);
+  });
+
   test('the option needs the unsafe-delete-ignore-read-errors verb', async () => {
     denyUnsafe = true;
     try {

@@ -261,7 +261,6 @@ export class EtcdStore implements Storage {
     let more = false;
     let firstCount = 0;
     const corrupt: CorruptValue[] = [];
-    let corruptTruncated = false;
     for (let page = 0; ; page++) {
       const resp: IRangeResponse = await this.call(prefix, () =>
         this.client.kv.range({
@@ -279,12 +278,9 @@ export class EtcdStore implements Storage {
         const kv = resp.kvs[i] as IKeyValue;
         const obj = await this.decodeEntry(kv);
         if (obj instanceof CorruptValue) {
-          // kube: without the gate the first one ends the list; with it, all are gathered (up to 100).
-          if (!this.corruptErrors.gate || corrupt.length >= maxCorruptObjectsListed) {
-            corruptTruncated = corrupt.length >= maxCorruptObjectsListed;
-            if (corrupt.length === 0) corrupt.push(obj);
-            throw corruptListError(corrupt, corruptTruncated, this.corruptErrors);
-          }
+          // kube: without the gate the first one ends the list; with it, all are gathered, at most 100.
+          if (!this.corruptErrors.gate) throw corruptListError([obj], false, this.corruptErrors);
+          if (corrupt.length >= maxCorruptObjectsListed) throw corruptListError(corrupt, true, this.corruptErrors);
           corrupt.push(obj);
           continue;
         }
@@ -305,7 +301,7 @@ export class EtcdStore implements Storage {
       startKey = Buffer.concat([last.key, Buffer.from([0])]);
       pageSize = Math.min(pageSize * 2, maxPageSize);
     }
-    if (corrupt.length) throw corruptListError(corrupt, corruptTruncated, this.corruptErrors);
+    if (corrupt.length) throw corruptListError(corrupt, false, this.corruptErrors);
     const result: ListResult = { items, revision };
     if (more && lastReturnedKey !== undefined) {
       result.continueKey = lastReturnedKey;
