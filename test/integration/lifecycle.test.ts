@@ -193,6 +193,11 @@ describe('deletion', () => {
     });
     expectStatus(await srv.request('DELETE', `${secrets}/prop?propagationPolicy=Bogus`), invalid);
     expectStatus(await srv.request('DELETE', `${secrets}/prop`, { body: { propagationPolicy: 'Bogus' } }), invalid);
+    // Both rules broken: kube's ValidateDeleteOptions checks the pair first.
+    const both = await srv.request('DELETE', `${secrets}/prop?propagationPolicy=Bogus&orphanDependents=true`);
+    expect(both.json().message).toBe(
+      `DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Invalid value: "Bogus": orphanDependents and deletionPropagation cannot be both set, propagationPolicy: ${body}]`,
+    );
     expect((await srv.request('GET', `${secrets}/prop`)).status).toBe(200);
     expect((await srv.request('DELETE', `${secrets}/prop?propagationPolicy=Background&gracePeriodSeconds=0`)).status).toBe(200);
     expect((await srv.request('GET', `${secrets}/prop`)).status).toBe(404);
