@@ -52,6 +52,8 @@ export class Cacher implements Storage {
    * them end with an ERROR. The cache itself stays up for every other key.
    */
   private readonly corrupt = new Map<string, CorruptValue>();
+  /** The keys of `corrupt`, sorted: an etcd holding many (e.g. kinds this server cannot read) keeps reads cheap. */
+  private corruptKeys: string[] = [];
   private sortedKeys: string[] | null = null;
   private history: EventHistory;
   private revision = 0n;
@@ -266,6 +268,7 @@ export class Cacher implements Storage {
     for (const [k, v] of objects) this.objects.set(k, v);
     this.corrupt.clear();
     for (const [k, v] of corrupt) this.corrupt.set(k, v);
+    this.corruptKeys = [...corrupt.keys()].sort(compareKeys);
     this.sortedKeys = null;
     this.revision = revision;
     this.history = new EventHistory(revision, this.opts.maxHistoryEvents ?? 102400, this.opts.historyWindowMs ?? 75_000);
@@ -311,10 +314,14 @@ export class Cacher implements Storage {
         this.objects.delete(ev.key);
         this.removeSortedKey(ev.key);
       }
+      if (!lastCorrupt) this.corruptKeys.splice(lowerBoundIn(this.corruptKeys, ev.key), 0, ev.key);
       this.corrupt.set(ev.key, ev.object);
       return this.corruptEvent(ev.object, false, now);
     }
-    if (lastCorrupt) this.corrupt.delete(ev.key);
+    if (lastCorrupt) {
+      this.corrupt.delete(ev.key);
+      this.corruptKeys.splice(lowerBoundIn(this.corruptKeys, ev.key), 1);
+    }
     if (ev.type === 'PUT') {
       const object = ev.object as KubeObject;
       if (!last) this.insertSortedKey(ev.key);
@@ -336,10 +343,10 @@ export class Cacher implements Storage {
     return { type: 'CORRUPT', key: c.key, revision: c.revision, status, at: now };
   }
 
-  /** A corrupt value under `prefix`, if any (the map is almost always empty). */
+  /** The first corrupt value under `prefix`, if any. */
   private corruptUnder(prefix: string): CorruptValue | undefined {
-    for (const [k, v] of this.corrupt) if (k.startsWith(prefix)) return v;
-    return undefined;
+    const key = this.corruptKeys[lowerBoundIn(this.corruptKeys, prefix)];
+    return key !== undefined && key.startsWith(prefix) ? this.corrupt.get(key) : undefined;
   }
 
   private sendBookmarks(): void {
@@ -397,15 +404,7 @@ export class Cacher implements Storage {
 
   /** The position of the first key not less than `key`. */
   private lowerBound(key: string): number {
-    const keys = this.sorted();
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareKeys(keys[mid] as string, key) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBoundIn(this.sorted(), key);
   }
 
   private insertSortedKey(key: string): void {
@@ -425,6 +424,18 @@ export class Cacher implements Storage {
     const end = keyPrefixEnd(prefix);
     return keys.slice(lo, end === undefined ? keys.length : this.lowerBound(end));
   }
+}
+
+/** The position in sorted `keys` of the first key not less than `key`. */
+function lowerBoundIn(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareKeys(keys[mid] as string, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
