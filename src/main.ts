@@ -114,9 +114,13 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
         key: config.etcdKeyFile ? await readFile(config.etcdKeyFile) : undefined,
       }
     : undefined;
+  // The storage codec reads what a kube-apiserver stored (protobuf) too. Loading the protobuf
+  // schema cannot fail on a sound install, so awaiting it here keeps etcd's errors first.
+  const protobuf = await protobufReady;
   const etcdStore = new storageModule.EtcdStore({
     endpoints,
     tls,
+    codec: storageModule.recognizingCodec(protobuf),
     keyPrefix: config.etcdPrefix,
     allowUnsafeMalformedObjectDeletion: featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
   });
@@ -133,7 +137,6 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   const adminToken = await adminTokenReady;
   const tokenFile = await tokenFileReady;
   const schemas = await schemasReady;
-  const protobuf = await protobufReady;
   const tokenSources: TokenAuthenticator[] = [
     staticTokenAuthenticator(new Map([[adminToken, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
   ];

@@ -3,6 +3,7 @@ export * from './errors';
 export { CorruptObjectsError } from './corrupt';
 export * from './transformer';
 export * from './codec/json-codec';
+export { recognizingCodec } from './codec/recognizing-codec';
 export { EtcdStore, prefixEnd } from './etcd/etcd-store';
 export type { EtcdStoreOptions } from './etcd/etcd-store';
 export { Cacher } from './cache/cacher';

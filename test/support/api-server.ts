@@ -14,7 +14,8 @@ import { FeatureGates } from '../../src/config/feature-gates';
 import { ApiServer } from '../../src/server/app';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
-import { Cacher, EtcdStore, Storage } from '../../src/storage';
+import { Cacher, EtcdStore, Storage, recognizingCodec } from '../../src/storage';
+import { ProtobufCodec } from '../../src/storage/codec/protobuf-codec';
 
 export interface HttpResult {
   status: number;
@@ -74,8 +75,10 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   const certs = await ensureServingCertificates({ certDir: opts.certDir ?? path.join(dir, 'pki'), hosts: [] });
   const token = opts.token ?? randomBytes(16).toString('hex');
   const featureGates = opts.featureGates ? FeatureGates.fromFlags(new Map(Object.entries(opts.featureGates))) : FeatureGates.defaults();
+  const protobuf = await ProtobufCodec.load();
   const etcdStore = new EtcdStore({
     endpoints: opts.etcdEndpoints,
+    codec: recognizingCodec(protobuf),
     keyPrefix: prefix,
     allowUnsafeMalformedObjectDeletion: featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
   });
@@ -83,6 +86,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     opts.watchCache === false ? etcdStore : new Cacher({ etcd: etcdStore, prefix, ...(opts.cacheOptions ?? {}) });
   const server = await ApiServer.create({
     storage,
+    protobuf,
     etcdPrefix: prefix,
     authenticator: staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
     tls: certs,

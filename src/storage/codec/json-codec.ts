@@ -23,7 +23,7 @@ export const jsonCodec: StorageCodec = {
     const obj = JSON.parse(data.toString('utf8')) as unknown;
     if (!isObject(obj)) throw new Error('stored value is not a JSON object');
     if (!isObject(obj.metadata)) obj.metadata = {};
-    return stamp(obj as unknown as KubeObject, revision);
+    return stampRevision(obj as unknown as KubeObject, revision);
   },
   decodeErrorText(data, err) {
     // kube's json serializer: the type meta is read first, so its error is what a client sees.
@@ -35,7 +35,8 @@ export const jsonCodec: StorageCodec = {
   },
 };
 
-function stamp(obj: KubeObject, revision: bigint): KubeObject {
+/** Sets metadata.resourceVersion to the etcd revision (stored objects carry none), ObjectMeta in Go's order. */
+export function stampRevision(obj: KubeObject, revision: bigint): KubeObject {
   obj.metadata = orderObjectMeta({ ...obj.metadata, resourceVersion: revision.toString() });
   return obj;
 }
