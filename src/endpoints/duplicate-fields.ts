@@ -68,20 +68,34 @@ function propertyCount(v: unknown): number {
 
 /**
  * Parses YAML that may repeat a key: kube's YAML decoding reports `line N: key "k" already set in
- * map` for each repeat and keeps the last value. js-yaml stops at the first repeat, so that one is
- * reported (the document is then read leniently, last value winning).
+ * map` for each repeat, in document order, and keeps the last value. js-yaml stops at the first
+ * repeat, so each one found is renamed in a scratch copy (a marker inserted where the key starts,
+ * which keeps every line and column) and the copy parsed again, until none is left; the document
+ * itself is then read leniently, last value winning.
  */
 export function yamlWithDuplicates(text: string, load: (text: string, json: boolean) => unknown): { value: unknown; duplicates: string[] } {
-  try {
-    return { value: load(text, false), duplicates: [] };
-  } catch (e) {
-    const err = e as { reason?: string; mark?: { line: number } };
-    if (err.reason !== 'duplicated mapping key' || !err.mark) throw e;
-    const line = err.mark.line + 1;
-    const key = (text.split('\n')[err.mark.line] ?? '').split(':')[0]?.trim().replace(/^["']|["']$/g, '') ?? '';
-    return { value: load(text, true), duplicates: [`line ${line}: key ${JSON.stringify(key)} already set in map`] };
+  const lines = text.split('\n');
+  const duplicates: string[] = [];
+  let scratch = text;
+  for (;;) {
+    try {
+      const value = load(scratch, false);
+      return duplicates.length ? { value: load(text, true), duplicates } : { value, duplicates };
+    } catch (e) {
+      const err = e as { reason?: string; mark?: { line: number; position: number } };
+      if (err.reason !== 'duplicated mapping key' || !err.mark || duplicates.length >= maxYamlDuplicates) {
+        if (duplicates.length && err.reason === 'duplicated mapping key') return { value: load(text, true), duplicates };
+        throw e;
+      }
+      const key = (lines[err.mark.line] ?? '').split(':')[0]?.trim().replace(/^["']|["']$/g, '') ?? '';
+      duplicates.push(`line ${err.mark.line + 1}: key ${JSON.stringify(key)} already set in map`);
+      scratch = `${scratch.slice(0, err.mark.position)}dup${duplicates.length}x${scratch.slice(err.mark.position)}`;
+    }
   }
 }
+
+/** Repeated keys reported at most (each costs a parse of the body). */
+const maxYamlDuplicates = 100;
 
 /** go-yaml's error text for repeated keys, as kube's strict YAML decoding reports them. */
 export function yamlUnmarshalErrors(duplicates: string[]): string {

@@ -87,6 +87,12 @@ test('a repeated key in an apply body: the last wins; Strict is 400 and Warn a w
   const ignored = await srv.request('PATCH', path_('Ignore'), { body, headers });
   expect(ignored.status).toBe(200);
   expect(ignored.headers.warning).toBeUndefined();
+  // Every repeat is reported, in document order.
+  const twice = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: applydup', '  name: applydup', 'data:', '  a: "1"', '  a: "3"', ''].join('\n');
+  const both = await srv.request('PATCH', path_('Strict'), { body: twice, headers });
+  expect(both.json().message).toBe(
+    'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 5: key "name" already set in map\n  line 8: key "a" already set in map',
+  );
 });
 
 test('patch --type json|merge|strategic, label and annotate record their managers', async () => {

@@ -1,4 +1,5 @@
-import { jsonDuplicateFields } from '../../../src/endpoints/duplicate-fields';
+import yaml from 'js-yaml';
+import { jsonDuplicateFields, yamlWithDuplicates } from '../../../src/endpoints/duplicate-fields';
 
 const cases: Array<[string, string[]]> = [
   ['{"a":1,"b":2}', []],
@@ -25,5 +26,27 @@ describe('jsonDuplicateFields', () => {
   // With the document's parse the answer is the same; documents without repeats skip the full scan.
   test.each(cases)('%s, given its parse', (text, expected) => {
     expect(jsonDuplicateFields(text, JSON.parse(text))).toEqual(expected);
+  });
+});
+
+describe('yamlWithDuplicates: every repeated key, in document order, as go-yaml reports them', () => {
+  const load = (text: string, json: boolean): unknown => yaml.load(text, { json });
+
+  test.each<[string, string[], unknown]>([
+    ['a: 1\nb: 2\n', [], { a: 1, b: 2 }],
+    ['a: 1\na: 2\n', ['line 2: key "a" already set in map'], { a: 2 }],
+    ['a: 1\na: 2\na: 3\n', ['line 2: key "a" already set in map', 'line 3: key "a" already set in map'], { a: 3 }],
+    [
+      'metadata:\n  name: x\n  name: y\ndata:\n  k: v\n  j: w\n  k: u\n',
+      ['line 3: key "name" already set in map', 'line 7: key "k" already set in map'],
+      { metadata: { name: 'y' }, data: { k: 'u', j: 'w' } },
+    ],
+    ['"a": 1\n"a": 2\n', ['line 2: key "a" already set in map'], { a: 2 }],
+  ])('%j', (text, duplicates, value) => {
+    expect(yamlWithDuplicates(text, load)).toEqual({ value, duplicates });
+  });
+
+  test('other YAML errors are thrown as they are', () => {
+    expect(() => yamlWithDuplicates('a: [1\n', load)).toThrow();
   });
 });
