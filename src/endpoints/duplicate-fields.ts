@@ -74,24 +74,21 @@ function propertyCount(v: unknown): number {
  * itself is then read leniently, last value winning.
  */
 export function yamlWithDuplicates(text: string, load: (text: string, json: boolean) => unknown): { value: unknown; duplicates: string[] } {
-  const lines = text.split('\n');
   const duplicates: string[] = [];
   let scratch = text;
-  for (;;) {
+  while (duplicates.length < maxYamlDuplicates) {
     try {
       const value = load(scratch, false);
-      return duplicates.length ? { value: load(text, true), duplicates } : { value, duplicates };
+      return { value: duplicates.length ? load(text, true) : value, duplicates };
     } catch (e) {
       const err = e as { reason?: string; mark?: { line: number; position: number } };
-      if (err.reason !== 'duplicated mapping key' || !err.mark || duplicates.length >= maxYamlDuplicates) {
-        if (duplicates.length && err.reason === 'duplicated mapping key') return { value: load(text, true), duplicates };
-        throw e;
-      }
-      const key = (lines[err.mark.line] ?? '').split(':')[0]?.trim().replace(/^["']|["']$/g, '') ?? '';
+      if (err.reason !== 'duplicated mapping key' || !err.mark) throw e;
+      const key = (text.split('\n')[err.mark.line] ?? '').split(':')[0]?.trim().replace(/^["']|["']$/g, '') ?? '';
       duplicates.push(`line ${err.mark.line + 1}: key ${JSON.stringify(key)} already set in map`);
       scratch = `${scratch.slice(0, err.mark.position)}dup${duplicates.length}x${scratch.slice(err.mark.position)}`;
     }
   }
+  return { value: load(text, true), duplicates };
 }
 
 /** Repeated keys reported at most (each costs a parse of the body). */

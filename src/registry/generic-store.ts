@@ -17,6 +17,7 @@ import {
   errors,
   failureStatus,
   fieldErrors,
+  groupResourceString,
   parseResourceVersion,
   successStatus,
   timestamp,
@@ -261,7 +262,6 @@ export class GenericStore {
     }
   }
 
-  /** Deletes every object of the list (kube: DeleteCollection, one worker) and returns the list of those deleted. */
   /**
    * kube's corruptObjectDeleter (DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential,
    * gate AllowUnsafeMalformedObjectDeletion; the caller checked the option's rules and permission):
@@ -294,11 +294,11 @@ export class GenericStore {
     } catch (e) {
       throw this.translate(e, name, 'delete');
     }
-    // kube's delete handler fills in a Status when the deleter returns no object.
-    const body: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: this.def.kind }, code: 200 };
-    return { body, deleted };
+    // kube's delete handler fills in a Status, with its code, when the deleter returns no object.
+    return { body: { ...successStatus({ name, kind: this.def.kind }), code: 200 }, deleted };
   }
 
+  /** Deletes every object of the list (kube: DeleteCollection, one worker) and returns the list of those deleted. */
   async deleteCollection(ctx: RequestContext, query: ListQuery, opts: DeleteOptions): Promise<KubeList> {
     const list = await this.list(ctx, query);
     const deleted: KubeObject[] = [];
@@ -522,32 +522,26 @@ export class GenericStore {
       case 'TooLargeResourceVersion':
         return errors.tooLargeResourceVersion(e.requested ?? 0n, e.revision, e.retryAfterSeconds);
       case 'FutureRevision':
-        // kube 1.32 leaves etcd's error unconverted: ErrorToAPIStatus's 500, no reason, etcd's text.
+      case 'Undecodable':
+        // kube 1.32 passes these up unconverted (etcd's error, the decoder's): ErrorToAPIStatus's 500, no reason.
         return new ApiError(failureStatus(500, '', e.message));
       case 'Compacted':
         return errors.expired('The resourceVersion for the provided list is too old.');
       case 'Unreachable':
         return errors.serverTimeout(this.gr, operation);
-      case 'Undecodable':
-        // kube passes the store's plain error up: ErrorToAPIStatus's 500 with no reason.
-        return new ApiError(failureStatus(500, '', e.message));
       case 'CorruptObjects':
         return corruptObjectsStatus(this.gr, e as CorruptObjectsError);
-      case 'CorruptObjectDeleted':
-        return new ApiError(failureStatus(500, 'StorageReadError', e.message));
       default:
         return errors.internal(e);
     }
   }
 }
 
-
 /** kube's aggregatedStorageError.NewAPIStatusError: every corrupt value a list met, as causes. */
 function corruptObjectsStatus(gr: GroupResource, e: CorruptObjectsError): ApiError {
   const causes: StatusCause[] = e.causes.map((c) => ({ reason: 'UnexpectedServerResponse', message: c.message, field: c.key }));
   if (e.truncated) causes.push({ reason: 'FieldValueTooMany', message: 'too many errors, the list is truncated' });
-  const grString = gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
   return new ApiError(
-    failureStatus(500, 'StorageReadError', `failed to read one or more ${grString} from the storage`, { name: 'list', group: gr.group, kind: gr.resource, causes }),
+    failureStatus(500, 'StorageReadError', `failed to read one or more ${groupResourceString(gr)} from the storage`, { name: 'list', group: gr.group, kind: gr.resource, causes }),
   );
 }

@@ -10,15 +10,17 @@ import { StorageError } from './errors';
 /** kube's aggregated list error (gate AllowUnsafeMalformedObjectDeletion): every corrupt value a list met. */
 export class CorruptObjectsError extends StorageError {
   constructor(
-    key: string,
-    /** One per corrupt value: its full etcd key and kube's corrupt-object StorageError text. */
-    readonly causes: Array<{ key: string; message: string }>,
+    /** The values, in key order (at most maxCorruptObjectsListed). */
+    readonly found: readonly CorruptValue[],
     /** More were found than are listed. */
     readonly truncated: boolean,
-    /** The values themselves, in key order. */
-    readonly found: readonly CorruptValue[],
   ) {
-    super('CorruptObjects', key, `unable to transform or decode ${causes.length + (truncated ? 1 : 0)} objects`);
+    super('CorruptObjects', found[0]?.key ?? '', `unable to transform or decode ${found.length + (truncated ? 1 : 0)} objects`);
+  }
+
+  /** One per value: its full etcd key and kube's corrupt-object StorageError text. */
+  get causes(): Array<{ key: string; message: string }> {
+    return this.found.map((c) => ({ key: c.key, message: corruptStorageErrorText(c.key, c.corruptObjectText()) }));
   }
 }
 
@@ -85,8 +87,7 @@ export function corruptWriteError(c: CorruptValue, o: CorruptErrorOptions): Stor
 export function corruptListError(found: CorruptValue[], truncated: boolean, o: CorruptErrorOptions): StorageError {
   const first = found[0] as CorruptValue;
   if (!o.gate) return new StorageError('Undecodable', first.key, first.plainText(false));
-  const causes = found.map((c) => ({ key: c.key, message: corruptStorageErrorText(c.key, c.corruptObjectText()) }));
-  return new CorruptObjectsError(first.key, causes, truncated, found);
+  return new CorruptObjectsError(found, truncated);
 }
 
 /**

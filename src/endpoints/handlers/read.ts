@@ -17,8 +17,6 @@ export async function listHandler(s: HandlerScope): Promise<void> {
   writeList(s, list, target);
 }
 
-const parseBoolParam = queryBool;
-
 function parseIntParam(name: string, v: string | undefined): number | undefined {
   if (v === undefined || v === '') return undefined;
   if (!/^-?[0-9]+$/.test(v)) throw errors.badRequest(`invalid value for ${name}: strconv.ParseInt: parsing "${v}": invalid syntax`);
@@ -34,9 +32,9 @@ export function listQuery(s: HandlerScope): ListQuery {
     continue: q.continue || undefined,
     resourceVersion: q.resourceVersion,
     resourceVersionMatch: q.resourceVersionMatch || undefined,
-    sendInitialEvents: parseBoolParam(q.sendInitialEvents),
-    watch: parseBoolParam(q.watch) ?? false,
+    sendInitialEvents: queryBool(q.sendInitialEvents),
+    watch: queryBool(q.watch) ?? false,
   };
 }
 
-export { parseBoolParam, parseIntParam };
+export { parseIntParam };

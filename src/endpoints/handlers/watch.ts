@@ -12,7 +12,8 @@ import { cborSeqMediaType, negotiateObject } from '../negotiation';
 import { convertForTarget, includeObjectParam, protobufServes, writeWarnings } from '../responses';
 import type { HandlerScope } from '../scope';
 import { WatchFrameQueue } from '../watch-frames';
-import { listQuery, parseBoolParam, parseIntParam } from './read';
+import { listQuery, parseIntParam } from './read';
+import { queryBool } from '../query-bool';
 
 /** kube's default watch timeout: minRequestTimeout (1800 s) × [1, 2). */
 function defaultTimeoutSeconds(): number {
@@ -33,7 +34,7 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
   // kube answers a CBOR watch as application/cbor-seq: one self-described item per event.
   const cbor = target.format === 'cbor' ? s.cbor : undefined;
   const contentType = protobuf ? `${target.contentType};stream=watch` : cbor ? cborSeqMediaType : target.contentType;
-  const query = { ...listQuery(s), allowWatchBookmarks: parseBoolParam(s.query.allowWatchBookmarks) ?? false };
+  const query = { ...listQuery(s), allowWatchBookmarks: queryBool(s.query.allowWatchBookmarks) ?? false };
   if (s.info.name) query.fieldSelector = [query.fieldSelector, `metadata.name=${s.info.name}`].filter(Boolean).join(',');
   const timeoutSeconds = parseIntParam('timeoutSeconds', s.query.timeoutSeconds) || defaultTimeoutSeconds(); // 0 means the default, as kube
   const bookmarkShape = bookmarkObjectFor(s);

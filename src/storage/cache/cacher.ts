@@ -51,7 +51,7 @@ export class Cacher implements Storage {
    * reads that would include them go to etcd, which answers with kube's errors, and watchers of
    * them end with an ERROR. The cache itself stays up for every other key.
    */
-  private readonly corrupt = new Map<string, CorruptValue>();
+  private corrupt = new Map<string, CorruptValue>();
   /** The keys of `corrupt`, sorted: an etcd holding many (e.g. kinds this server cannot read) keeps reads cheap. */
   private corruptKeys: string[] = [];
   private sortedKeys: string[] | null = null;
@@ -266,8 +266,7 @@ export class Cacher implements Storage {
     }
     this.objects.clear();
     for (const [k, v] of objects) this.objects.set(k, v);
-    this.corrupt.clear();
-    for (const [k, v] of corrupt) this.corrupt.set(k, v);
+    this.corrupt = corrupt;
     this.corruptKeys = [...corrupt.keys()].sort(compareKeys);
     this.sortedKeys = null;
     this.revision = revision;

@@ -22,7 +22,6 @@ export const jsonCodec: StorageCodec = {
   decode(data, revision) {
     const obj = JSON.parse(data.toString('utf8')) as unknown;
     if (!isObject(obj)) throw new Error('stored value is not a JSON object');
-    if (!isObject(obj.metadata)) obj.metadata = {};
     return stampRevision(obj as unknown as KubeObject, revision);
   },
   decodeErrorText(data, err) {
@@ -37,6 +36,7 @@ export const jsonCodec: StorageCodec = {
 
 /** Sets metadata.resourceVersion to the etcd revision (stored objects carry none), ObjectMeta in Go's order. */
 export function stampRevision(obj: KubeObject, revision: bigint): KubeObject {
-  obj.metadata = orderObjectMeta({ ...obj.metadata, resourceVersion: revision.toString() });
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  obj.metadata = orderObjectMeta({ ...meta, resourceVersion: revision.toString() });
   return obj;
 }

@@ -21,6 +21,11 @@ export const PROTOBUF_WATCH_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;st
 /** The 4-byte prefix of every protobuf-encoded object: `k8s\0`. */
 export const PROTOBUF_MAGIC: Buffer = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
+/** Whether `data` starts with kube's protobuf magic (byte compares: no view allocated per call). */
+export function hasProtobufMagic(data: Buffer): boolean {
+  return data.length >= 4 && data[0] === 0x6b && data[1] === 0x38 && data[2] === 0x73 && data[3] === 0x00;
+}
+
 const FRAME_PLACEHOLDER = new Uint8Array(4);
 
 /** kube-apiserver's scheme name, as it appears in "no kind is registered" errors. */
@@ -93,7 +98,7 @@ export class ProtobufCodec {
   decode(body: Buffer, options: ProtobufDecodeOptions = {}): Json {
     const fail = (message: string, gvk?: TypeMeta): ApiError => decodeError(message, body, gvk, options.into);
     if (body.length === 0) throw fail('empty data');
-    if (body.length < PROTOBUF_MAGIC.length || !body.subarray(0, PROTOBUF_MAGIC.length).equals(PROTOBUF_MAGIC)) {
+    if (!hasProtobufMagic(body)) {
       throw fail(`provided data does not appear to be a protobuf message, expected prefix [${[...PROTOBUF_MAGIC].join(' ')}]`);
     }
     if (body.length === PROTOBUF_MAGIC.length) throw fail('empty body');

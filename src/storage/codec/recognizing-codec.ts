@@ -7,23 +7,17 @@
  */
 import type { KubeObject } from '../../api';
 import { type StorageCodec, jsonCodec, stampRevision } from './json-codec';
-import { PROTOBUF_MAGIC, type ProtobufCodec } from './protobuf-codec';
-
-function isProtobuf(data: Buffer): boolean {
-  return data.length >= PROTOBUF_MAGIC.length && data.subarray(0, PROTOBUF_MAGIC.length).equals(PROTOBUF_MAGIC);
-}
+import { hasProtobufMagic, type ProtobufCodec } from './protobuf-codec';
 
 export function recognizingCodec(protobuf: ProtobufCodec): StorageCodec {
   return {
     encode: (obj) => jsonCodec.encode(obj),
     decode(data, revision) {
-      if (!isProtobuf(data)) return jsonCodec.decode(data, revision);
-      const obj = protobuf.decode(data) as unknown as KubeObject;
-      obj.metadata ??= {};
-      return stampRevision(obj, revision);
+      if (!hasProtobufMagic(data)) return jsonCodec.decode(data, revision);
+      return stampRevision(protobuf.decode(data) as unknown as KubeObject, revision);
     },
     decodeErrorText(data, err) {
-      if (isProtobuf(data)) return (err as Error).message;
+      if (hasProtobufMagic(data)) return (err as Error).message;
       return jsonCodec.decodeErrorText?.(data, err) ?? (err as Error).message;
     },
   };

@@ -52,27 +52,28 @@ export function watchPrefix({ client, prefix, opts, sinceRevision, sink, decode,
     cancel();
   };
 
+  /** A value as its object; one that cannot be read back ends the watch with that ERROR (kube's watcher). */
+  const readable = async (kv: IKeyValue, rev: bigint, deleted: boolean): Promise<KubeObject> => {
+    const v = await decode(kv, rev);
+    if (v instanceof CorruptValue) throw corruptWatchError(v, deleted, corruptErrors);
+    return v;
+  };
+
   const handle = async (res: IWatchResponse): Promise<void> => {
     for (const ev of res.events) {
       if (stopped) return;
       const rev = BigInt(ev.kv.mod_revision);
-      // As kube's etcd3 watcher: the previous state is read only for a delete or a filtered watch, and
-      // a value that cannot be read back ends the watch with an ERROR.
-      const readable = async (kv: IKeyValue, deleted: boolean): Promise<KubeObject> => {
-        const v = await decode(kv, rev);
-        if (v instanceof CorruptValue) throw corruptWatchError(v, deleted, corruptErrors);
-        return v;
-      };
+      // As kube's etcd3 watcher: the previous state is read only for a delete or a filtered watch.
       if (ev.type === 'Put') {
-        const cur = await readable(ev.kv, false);
-        const prev = ev.prev_kv && opts.predicate ? await readable(ev.prev_kv, false) : null;
+        const cur = await readable(ev.kv, rev, false);
+        const prev = ev.prev_kv && opts.predicate ? await readable(ev.prev_kv, rev, false) : null;
         const curPass = pass(cur);
-        const prevPass = opts.predicate ? (prev ? pass(prev) : false) : !!ev.prev_kv;
+        const prevPass = opts.predicate ? prev !== null && pass(prev) : !!ev.prev_kv;
         if (curPass && prevPass) sink.event({ type: 'MODIFIED', object: cur });
         else if (curPass) sink.event({ type: 'ADDED', object: cur });
         else if (prevPass && prev) sink.event({ type: 'DELETED', object: prev });
       } else if (ev.prev_kv) {
-        const prev = await readable(ev.prev_kv, true);
+        const prev = await readable(ev.prev_kv, rev, true);
         if (pass(prev)) sink.event({ type: 'DELETED', object: prev });
       }
       last = rev;
