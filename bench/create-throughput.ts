@@ -8,7 +8,7 @@ import type { Etcd3 } from 'etcd3';
 import type { ApiClient } from './support/api-client';
 import { cpuMeter } from './support/cpu';
 import { every, type Progress } from './support/progress';
-import { secret } from './support/secrets';
+import { postSecret } from './support/secrets';
 import { msSince, summarize, type Summary } from './support/stats';
 import type { StoredSecretFactory } from './support/stored-secret';
 
@@ -80,11 +80,11 @@ export async function warmUpCreates(
   const floor = plan.floor;
   const floorCreates = floor
     ? await untimedLoop(concurrency, seconds, async (i) => {
-        await floor.client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `warm-${i}`), 201);
+        await postSecret(floor.client, plan.namespace, `warm-${i}`);
       })
     : undefined;
   const apiCreates = await untimedLoop(concurrency, seconds, async (i) => {
-    await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `warm-${i}`), 201);
+    await postSecret(client, plan.namespace, `warm-${i}`);
   });
   return { seconds, concurrency, apiCreates, rawCreates, ...(floorCreates === undefined ? {} : { floorCreates }) };
 }
@@ -132,12 +132,12 @@ export async function measureCreateThroughput(
         const { client: floorClient, pid } = plan.floor;
         progress('create', `floor creates (bare HTTPS server + etcd3 txn), ${c} in flight, ${plan.seconds} s`);
         floor = await closedLoop(c, plan.seconds, { ...plan.pids, server: pid }, progress, async (i) => {
-          await floorClient.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `c${c}-${i}`), 201);
+          await postSecret(floorClient, plan.namespace, `c${c}-${i}`);
         });
       }
       progress('create', `API creates (POST), ${c} in flight, ${plan.seconds} s`);
       const api = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
-        await client.expect('POST', `/api/v1/namespaces/${plan.namespace}/secrets`, secret(plan.namespace, `c${c}-${i}`), 201);
+        await postSecret(client, plan.namespace, `c${c}-${i}`);
       });
       rows.push({ concurrency: c, api, raw, ...(floor ? { floor } : {}) });
       progress('create', `c=${c}: API ${api.perSecond.toFixed(0)}/s p99 ${api.latencyMs.p99.toFixed(1)} ms; raw ${raw.perSecond.toFixed(0)}/s p99 ${raw.latencyMs.p99.toFixed(1)} ms`);

@@ -76,8 +76,12 @@ function cpuNote(c: CreateCell): string {
   return parts.length ? `CPU ${parts.join(', ')}` : '';
 }
 
+/** ", 3 errors (first one)" when a cell had failures. */
+function errorsNote(c: CreateCell): string {
+  return c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '';
+}
+
 function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | undefined): TableRow[] {
-  const errors = (c: CreateCell) => (c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '');
   const warmed = warmup
     ? [
         {
@@ -95,7 +99,7 @@ function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | u
     { section: `(a) create, 1 KiB secrets, closed loop ${seconds} s per cell (API POST vs raw etcd txn "mod_revision==0 → put")` },
     ...warmed,
     ...rows.flatMap((row): TableRow[] => [
-      { cells: [`c=${row.concurrency}  raw etcd3 txn create`, ...latency(row.raw.latencyMs), `${int(row.raw.perSecond)}/s${errors(row.raw)}; ${cpuNote(row.raw)}`] },
+      { cells: [`c=${row.concurrency}  raw etcd3 txn create`, ...latency(row.raw.latencyMs), `${int(row.raw.perSecond)}/s${errorsNote(row.raw)}; ${cpuNote(row.raw)}`] },
       ...(row.floor ? [{ cells: [`c=${row.concurrency}  floor: bare HTTPS + etcd3 txn`, ...latency(row.floor.latencyMs), againstRaw(row.floor, row.raw)] }] : []),
       {
         cells: [
@@ -110,11 +114,10 @@ function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | u
 
 /** A cell's throughput and latencies as multiples of raw's (and its throughput as a share of the floor's). */
 function againstRaw(c: CreateCell, raw: CreateCell, floor?: CreateCell): string {
-  const errors = c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '';
   const ofFloor = floor ? ` (${ratio(c.perSecond / floor.perSecond)} floor)` : '';
   return (
     `${int(c.perSecond)}/s = ${ratio(c.perSecond / raw.perSecond)} raw throughput${ofFloor}; ` +
-    `p50 ${ratio(c.latencyMs.p50 / raw.latencyMs.p50)}, p99 ${ratio(c.latencyMs.p99 / raw.latencyMs.p99)} raw${errors}; ${cpuNote(c)}`
+    `p50 ${ratio(c.latencyMs.p50 / raw.latencyMs.p50)}, p99 ${ratio(c.latencyMs.p99 / raw.latencyMs.p99)} raw${errorsNote(c)}; ${cpuNote(c)}`
   );
 }
 

@@ -18,8 +18,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import path from 'node:path';
-import { noop } from 'cockatiel';
-import { Etcd3 } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
+import { timestamp } from '../../src/api';
+import { EtcdStore } from '../../src/storage';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { SecureServer } from '../../src/server/http2-serving';
 
@@ -78,18 +79,13 @@ interface FloorEtcd {
 function floorEtcd(): FloorEtcd | undefined {
   const endpoints = process.env.BENCH_FLOOR_ETCD;
   if (!endpoints) return undefined;
-  // As src/storage/etcd/etcd-store.ts configures the API server's client: one channel, no retries.
-  const client = new Etcd3({
-    hosts: endpoints.split(','),
-    grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': 4 * 1024 * 1024 },
-    defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + 5000 }),
-    faultHandling: { host: () => noop, global: noop },
-  });
+  // The API server's own etcd3 client, as EtcdStore configures it (one channel, no retries).
+  const client = new EtcdStore({ endpoints: endpoints.split(',') }).etcd;
   return { client, prefix: process.env.BENCH_FLOOR_PREFIX ?? '/bench-floor-create/' };
 }
 
 async function create(etcd: FloorEtcd, body: Record<string, unknown>, res: Res): Promise<void> {
-  const obj = stored(body, new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+  const obj = stored(body, timestamp(new Date()));
   const metadata = obj.metadata as Record<string, unknown>;
   const key = Buffer.from(`${etcd.prefix}${String(metadata.namespace)}/${String(metadata.name)}`);
   delete metadata.resourceVersion;
@@ -121,7 +117,7 @@ async function handle(req: Req, res: Res, etcd: FloorEtcd | undefined): Promise<
   }
   const body = JSON.parse((await readBody(req)).toString('utf8')) as Record<string, unknown>;
   if (etcd && req.method === 'POST') return create(etcd, body, res);
-  const obj = JSON.stringify(stored(body, new Date().toISOString().replace(/\.\d+Z$/, 'Z')));
+  const obj = JSON.stringify(stored(body, timestamp(new Date())));
   const line = Buffer.from(`{"type":"${req.method === 'POST' ? 'ADDED' : 'MODIFIED'}","object":${obj}}\n`);
   for (const w of watchers) (w as ServerResponse).write(line);
   json(res, req.method === 'POST' ? 201 : 200, obj);

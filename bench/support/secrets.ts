@@ -18,6 +18,11 @@ export function secret(namespace: string, name: string, annotations?: Record<str
   };
 }
 
+/** Creates one fresh 1 KiB secret through `client` (the API server or a floor server); throws unless 201. */
+export async function postSecret(client: ApiClient, namespace: string, name: string): Promise<void> {
+  await client.expect('POST', `/api/v1/namespaces/${namespace}/secrets`, secret(namespace, name), 201);
+}
+
 /** Creates a namespace through the API (409 = already there is fine). */
 export async function ensureNamespace(client: ApiClient, name: string): Promise<void> {
   const res = await client.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -40,7 +45,7 @@ export async function createSecrets(
   const start = process.hrtime.bigint();
   await runPool(count, concurrency, async (i) => {
     const t = process.hrtime.bigint();
-    await client.expect('POST', `/api/v1/namespaces/${namespace}/secrets`, secret(namespace, `s-${i}`), 201);
+    await postSecret(client, namespace, `s-${i}`);
     latenciesMs.push(msSince(t));
   });
   return { latenciesMs, seconds: msSince(start) / 1000 };
