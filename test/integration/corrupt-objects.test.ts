@@ -8,6 +8,7 @@
 import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
 import { openWatch } from '../support/watch-stream';
+import { cause, failure } from '../support/kube-status';
 import type { Authorizer } from '../../src/auth';
 
 let etcd: TestEtcd;
@@ -129,16 +130,7 @@ describe.each([
       const r = await srv.request('GET', `/api/v1/namespaces/${n}/configmaps/bad${rv}`);
       expect(r.status).toBe(500);
       const message = storageError(`/configmaps/${n}/bad`, bad.revision);
-      expect(r.json()).toEqual({
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: `Internal error occurred: ${message}`,
-        reason: 'InternalError',
-        details: { causes: [{ message }] },
-        code: 500,
-      });
+      expect(r.json()).toEqual(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
     }
   });
 
@@ -147,23 +139,16 @@ describe.each([
     for (const path of [`/api/v1/namespaces/${n}/configmaps`, `/api/v1/namespaces/${n}/configmaps?resourceVersion=0`, `/api/v1/namespaces/${n}/configmaps?limit=1`]) {
       const r = await srv.request('GET', path);
       expect([path, r.status]).toEqual([path, 500]);
-      expect(r.json()).toEqual({
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: 'failed to read one or more configmaps from the storage',
-        reason: 'StorageReadError',
-        details: {
+      expect(r.json()).toEqual(
+        failure(500, 'StorageReadError', 'failed to read one or more configmaps from the storage', {
           name: 'list',
           kind: 'configmaps',
           causes: [
-            { reason: 'UnexpectedServerResponse', message: storageError(bad.key, bad.revision), field: bad.key },
-            { reason: 'UnexpectedServerResponse', message: storageError(second.key, second.revision), field: second.key },
+            cause('UnexpectedServerResponse', bad.key, storageError(bad.key, bad.revision)),
+            cause('UnexpectedServerResponse', second.key, storageError(second.key, second.revision)),
           ],
-        },
-        code: 500,
-      });
+        }),
+      );
     }
     const kubectl = await srv.kubectl(['get', 'configmaps', '-n', n]);
     expect(kubectl.stderr.trim()).toBe('Error from server (StorageReadError): failed to read one or more configmaps from the storage');
@@ -266,19 +251,8 @@ describe.each([
     try {
       const written = await corrupt(srv, `${n}-other`, 'broken');
       const [err] = await live.next(1, 10_000);
-      expect(err).toEqual({
-        type: 'ERROR',
-        object: {
-          kind: 'Status',
-          apiVersion: 'v1',
-          metadata: {},
-          status: 'Failure',
-          message: `Internal error occurred: object not decodable revision=${written.revision}: ${decodeError}`,
-          reason: 'InternalError',
-          details: { causes: [{ message: `object not decodable revision=${written.revision}: ${decodeError}` }] },
-          code: 500,
-        },
-      });
+      const notDecodable = `object not decodable revision=${written.revision}: ${decodeError}`;
+      expect(err).toEqual({ type: 'ERROR', object: failure(500, 'InternalError', `Internal error occurred: ${notDecodable}`, { causes: [{ message: notDecodable }] }) });
       await live.ended;
       // A watch of another namespace saw nothing of it.
       await elsewhere.expectQuiet(200);
@@ -287,7 +261,7 @@ describe.each([
       const initial = await openWatch(srv, `/api/v1/namespaces/${n}-other/configmaps?watch=1`);
       const [first] = await initial.next(1, 10_000);
       expect(first?.type).toBe('ERROR');
-      expect(first?.object.message).toBe(`Internal error occurred: object not decodable revision=${written.revision}: ${decodeError}`);
+      expect(first?.object.message).toBe(`Internal error occurred: ${notDecodable}`);
       await initial.ended;
 
       const before = await srv.etcdStore.currentRevision();
@@ -296,15 +270,9 @@ describe.each([
       expect(r.status).toBe(200);
       const [gone] = await deleting.next(1, 10_000);
       expect(gone?.type).toBe('ERROR');
-      expect(gone?.object).toEqual({
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: `saw a DELETED event, but object data is corrupt - object not decodable revision=${before + 1n}: ${decodeError}`,
-        reason: 'StorageReadError',
-        code: 500,
-      });
+      expect(gone?.object).toEqual(
+        failure(500, 'StorageReadError', `saw a DELETED event, but object data is corrupt - object not decodable revision=${before + 1n}: ${decodeError}`),
+      );
     } finally {
       live.close();
       elsewhere.close();
