@@ -14,7 +14,7 @@ import { FeatureGates } from '../../src/config/feature-gates';
 import { ApiServer } from '../../src/server/app';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
-import { Cacher, EtcdStore, Storage, recognizingCodec } from '../../src/storage';
+import { Cacher, CacherOptions, EtcdStore, Storage, recognizingCodec } from '../../src/storage';
 import { ProtobufCodec } from '../../src/storage/codec/protobuf-codec';
 
 export interface HttpResult {
@@ -54,7 +54,7 @@ export interface TestServerOptions {
   prefix?: string;
   /** Serve reads and watches from the watch cache (the default, as --watch-cache=true). */
   watchCache?: boolean;
-  cacheOptions?: { historyWindowMs?: number; maxHistoryEvents?: number; bookmarkIntervalMs?: number; onRestart?: (reason: unknown) => void };
+  cacheOptions?: Pick<CacherOptions, 'historyWindowMs' | 'maxHistoryEvents' | 'bookmarkIntervalMs' | 'onRestart'>;
   /** To restart "the same" server: a fixed port, certificate dir and token keep an old kubeconfig valid. */
   port?: number;
   certDir?: string;
