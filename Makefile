@@ -2,7 +2,7 @@
 NPM ?= npm
 ARGS ?=
 
-.PHONY: all deps etcd python-client build typecheck lint run test test-unit test-integration bench bench-wire clean
+.PHONY: all deps etcd python-client build typecheck lint run test test-unit test-integration fuzz bench bench-wire clean
 
 all: build
 
@@ -44,6 +44,11 @@ test-unit: node_modules/.package-lock.json
 
 test-integration: deps python-client
 	$(NPM) test -- test/integration test/e2e
+
+## fuzz: the property-based fuzz tests of test/fuzz for minutes (FUZZ_RUNS per property; FUZZ_SEED=n for another seed)
+FUZZ_RUNS ?= 5000
+fuzz: deps
+	FUZZ_RUNS=$(FUZZ_RUNS) $(NPM) test -- test/fuzz
 
 ## bench: own etcd (fsync on) + server child; watch latency, memory per object, list cache vs etcd (bench/README.md)
 bench: deps build

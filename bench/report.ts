@@ -1,7 +1,9 @@
 /** The bench's results (also the JSON written per run) and their rendering as one table. */
+import type { StormResult } from './connection-storm';
 import type { CreateCell, CreateRow, CreateWarmup } from './create-throughput';
 import type { EtcdBaseline } from './etcd-baseline';
 import type { GetRow } from './get-latency';
+import type { HostileRow } from './hostile-inputs';
 import type { ListRow } from './list-latency';
 import type { MemoryResult } from './memory-per-object';
 import type { MachineInfo } from './support/machine';
@@ -9,6 +11,7 @@ import type { BenchOptions } from './support/options';
 import type { Summary } from './support/stats';
 import { int, mib, ms, ratio, renderTable, type TableRow } from './support/table';
 import type { StartupRow } from './startup-time';
+import type { StuckWatchersResult } from './stuck-watchers';
 import type { WatchResult } from './watch-latency';
 
 /** A closed-loop load of secrets through the API, timed (context for the rows that need the objects). */
@@ -39,6 +42,10 @@ export interface BenchResults {
   memory?: MemoryResult;
   /** One entry per protocol run (--watch-protocol). */
   watch?: WatchRow[];
+  /** One row per hostile body class, the plain create first. */
+  hostile?: HostileRow[];
+  storm?: StormResult;
+  stuck?: StuckWatchersResult;
 }
 
 /** The watch phase over one protocol. */
@@ -60,6 +67,9 @@ export function renderReport(r: BenchResults): string {
     ...(r.list ? listRows(r) : []),
     ...(r.watch ? r.watch.flatMap((w) => watchRows(w, r.options)) : []),
     ...(r.memory ? memoryRows(r.memory) : []),
+    ...(r.hostile ? hostileRows(r.hostile, r.options.hostileReps) : []),
+    ...(r.storm ? stormRows(r.storm) : []),
+    ...(r.stuck ? stuckRows(r.stuck) : []),
     ...(r.startup ? startupRows(r.startup, r.options.startupRuns) : []),
     ...(r.etcd ? etcdRows(r) : []),
   ];
@@ -213,6 +223,43 @@ function memoryRows(m: MemoryResult): TableRow[] {
         `${int(m.load.throughputPerSec)}/s; cache had all after ${m.load.cacheCaughtUpSeconds.toFixed(1)} s (context)`,
       ],
     },
+  ];
+}
+
+function hostileRows(rows: HostileRow[], reps: number): TableRow[] {
+  const floor = rows[0];
+  return [
+    {
+      section: `(f) hostile bodies, ${reps} POSTs each (dryRun): the server's worst event-loop stall (p50 column: slowest request; p99 column: slowest /readyz probe meanwhile; max: stall). Target: stall ≤ 200 ms`,
+    },
+    ...rows.map((h) => ({
+      cells: [
+        `${h.label} → ${h.statuses}`,
+        ms(h.requestMs),
+        ms(h.probeMaxMs),
+        ms(h.stallMs),
+        `${mib(h.bodyBytes)} body; RSS +${mib(Math.max(0, h.rssGrowthBytes))}${floor && h !== floor ? `; stall ${ratio(h.stallMs / floor.stallMs)} the plain create's` : ''}${h.stallMs > 200 ? ' — OVER TARGET' : ''}`,
+      ],
+    })),
+  ];
+}
+
+function stuckRows(s: StuckWatchersResult): TableRow[] {
+  return [
+    { section: `(h) stuck watchers: ${s.watchers} HTTP/1.1 watches never read, ${mib(s.bytesPerWatcher)} of events sent to each (server memory after a forced GC, less what remains once the clients left)` },
+    { cells: ['server memory per stuck watcher, at the peak', '', '', '', `RSS ${mib(s.peakRssPerWatcherBytes)}, Buffers ${mib(s.peakBuffersPerWatcherBytes)}`] },
+    { cells: ['server memory per stuck watcher, after the server gave up', '', '', '', `RSS ${mib(s.afterRssPerWatcherBytes)}, Buffers ${mib(s.afterBuffersPerWatcherBytes)} (clients still connected, not reading)`] },
+    { cells: ['server RSS before → stuck → clients gone', '', '', '', `${mib(s.before.rssBytes)} → ${mib(s.after.rssBytes)} → ${mib(s.released.rssBytes)} (${s.seconds.toFixed(0)} s)`] },
+  ];
+}
+
+function stormRows(s: StormResult): TableRow[] {
+  const count = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k}: ${int(v)}`).join(', ') || 'none';
+  const resets = Object.values(s.errors).reduce((a, b) => a + b, 0);
+  return [
+    { section: `(g) connection storm: ${int(s.connections)} new TLS connections at once, one GET each. Target: 0 resets` },
+    { cells: ['answers by status', ...latency(s.latencyMs), count(s.byStatus)] },
+    { cells: ['connection errors', '', '', '', `${count(s.errors)}${resets > 0 ? ' — OVER TARGET' : ''}`] },
   ];
 }
 

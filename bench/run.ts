@@ -12,9 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { EmbeddedEtcd } from '../src/server/embedded-etcd';
+import { measureConnectionStorm } from './connection-storm';
 import { measureCreateThroughput, warmUpCreates } from './create-throughput';
 import { measureEtcdPutBaseline } from './etcd-baseline';
 import { measureGetLatency } from './get-latency';
+import { measureHostileInputs } from './hostile-inputs';
 import { apiList, apiPagedList, measureListLatency, rawEtcdList, rawEtcdPagedList } from './list-latency';
 import { measureMemoryPerObject } from './memory-per-object';
 import { renderReport, type BenchResults, type WatchRow } from './report';
@@ -31,12 +33,15 @@ import { createSecrets, ensureNamespace } from './support/secrets';
 import { summarize } from './support/stats';
 import { storedSecretFactory, type StoredSecretFactory } from './support/stored-secret';
 import { measureStartup } from './startup-time';
+import { measureStuckWatchers } from './stuck-watchers';
 import { WRITE_MARKER, measureWatchLatency } from './watch-latency';
 
 const PREFIX = '/registry';
 const CREATE_NS = 'bench-create';
 const LIST_NS = 'bench-list';
 const MEM_NS = 'bench-mem';
+const HOSTILE_NS = 'bench-hostile';
+const STUCK_NS = 'bench-stuck';
 /** Each watch protocol writes in a namespace of its own (`bench-watch-h1`, `bench-watch-h2`). */
 const WATCH_NS = 'bench-watch';
 /** Raw etcd creates go here, outside the server's prefix. */
@@ -159,6 +164,15 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
       );
     }
     if (has('watch')) results.watch = await runWatchPhase(opts, server, etcd.pid ?? -1, dir, progress);
+    if (has('hostile')) {
+      await ensureNamespace(load, HOSTILE_NS);
+      results.hostile = await measureHostileInputs(server, HOSTILE_NS, opts.hostileReps, progress);
+    }
+    if (has('storm')) results.storm = await measureConnectionStorm(server, opts.stormConnections, `/api/v1/namespaces/${CREATE_NS}/secrets?limit=1`, progress);
+    if (has('stuck')) {
+      await ensureNamespace(load, STUCK_NS);
+      results.stuck = await measureStuckWatchers(load, server, { namespace: STUCK_NS, watchers: opts.stuckWatchers, mibPerWatcher: opts.stuckMib }, progress);
+    }
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   }

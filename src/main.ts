@@ -184,6 +184,24 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   };
 }
 
+/**
+ * The last resort: an exception or rejection nothing caught is logged with its stack and the
+ * server keeps serving. Go's net/http recovers a panic per connection (conn.serve), so one bad
+ * request never takes kube-apiserver down; Node has no per-request isolation, and its default here
+ * is to end the process — every client, watch and in-flight write with it. The serving layer
+ * contains what it can (listener, parser errors, socket/session/stream 'error' events, the error
+ * middleware); whatever still escapes is a bug, reported here. Installed by the binary only:
+ * tests create many servers in one process, and a library must not own process-wide handlers.
+ */
+function keepServingOnStrayErrors(logger: winston.Logger): void {
+  process.on('uncaughtException', (e, origin) => {
+    logger.error('uncaught exception (server keeps serving)', { origin, error: e?.stack ?? String(e) });
+  });
+  process.on('unhandledRejection', (reason) => {
+    logger.error('unhandled rejection (server keeps serving)', { error: (reason as Error)?.stack ?? String(reason) });
+  });
+}
+
 async function main(argv: string[]): Promise<void> {
   let config: ServerConfig;
   try {
@@ -200,6 +218,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const logger = makeLogger(config.verbosity);
+  keepServingOnStrayErrors(logger);
   let featureGates: FeatureGates;
   try {
     featureGates = FeatureGates.fromFlags(config.featureGates, { onWarning: (w) => logger.warn(w) });

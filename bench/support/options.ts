@@ -1,7 +1,7 @@
 /** The bench's knobs: `--name=value` flags over defaults sized for the full issue-7 table. */
 
 /** The bench's phases, in the order they run. */
-export const phases = ['startup', 'create', 'get', 'list', 'rss', 'watch'] as const;
+export const phases = ['startup', 'create', 'get', 'list', 'rss', 'watch', 'hostile', 'storm', 'stuck'] as const;
 export type Phase = (typeof phases)[number];
 
 /** How the rss phase fills the server: creates through the API, or puts straight into etcd. */
@@ -45,6 +45,13 @@ export interface BenchOptions {
   watchSeconds: number;
   /** Creates (or etcd puts) in flight while loading objects. */
   loadConcurrency: number;
+  /** Requests of each hostile body class (the hostile phase). */
+  hostileReps: number;
+  /** New TLS connections opened at once by the storm phase. */
+  stormConnections: number;
+  /** Watchers that never read, of the stuck phase, and the MiB of events each is sent. */
+  stuckWatchers: number;
+  stuckMib: number;
   /** Where etcd keeps its data (a temp dir under it); fsync stays on. */
   tmpDir: string | undefined;
 }
@@ -69,6 +76,10 @@ export const defaultOptions: BenchOptions = {
   writesPerSecond: 100,
   watchSeconds: 10,
   loadConcurrency: 64,
+  hostileReps: 3,
+  stormConnections: 2000,
+  stuckWatchers: 8,
+  stuckMib: 40,
   tmpDir: undefined,
 };
 
@@ -89,6 +100,10 @@ const numeric: Record<string, NumericKey> = {
   'writes-per-second': 'writesPerSecond',
   'watch-seconds': 'watchSeconds',
   'load-concurrency': 'loadConcurrency',
+  'hostile-reps': 'hostileReps',
+  'storm-connections': 'stormConnections',
+  'stuck-watchers': 'stuckWatchers',
+  'stuck-mib': 'stuckMib',
 };
 const other = ['only', 'create-concurrency', 'create-warmup-seconds', 'create-floor', 'rss-load', 'watch-protocol', 'watch-floor', 'tmp-dir'];
 

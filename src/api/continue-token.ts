@@ -4,6 +4,7 @@
  * Decoding mirrors Go's base64 and encoding/json errors closely enough for kube's messages.
  */
 import { ApiError, errors } from './errors';
+import { MAX_JSON_DEPTH } from './json-depth';
 
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 const INVALID_KEY = 'continue key is not valid';
@@ -273,64 +274,66 @@ function scanGoJson(text: string): { value: GoJsonValue } | { error: string } {
     }
     return text.slice(start, i);
   };
-  const value = (): GoJsonValue => {
+  // One value, iteratively (a token may nest thousands of levels): an explicit stack of the open
+  // objects and arrays; Go's scanner refuses the 10001st level (`exceeded max depth`).
+  type Open = { kind: 'object'; entries: [string, GoJsonValue][]; key: string } | { kind: 'array' };
+  const key = (open: Open & { kind: 'object' }): void => {
     ws();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const entries: [string, GoJsonValue][] = [];
+    if (text[i] !== '"') fail('looking for beginning of object key string');
+    open.key = str();
+    ws();
+    if (text[i] !== ':') fail('after object key');
+    i++;
+  };
+  const value = (): GoJsonValue => {
+    const stack: Open[] = [];
+    for (;;) {
       ws();
-      if (text[i] === '}') {
+      const c = text[i];
+      let done: GoJsonValue | undefined;
+      if (c === '{' || c === '[') {
+        if (stack.length + 1 > MAX_JSON_DEPTH) fail('exceeded max depth');
         i++;
-        return { kind: 'object', entries };
-      }
+        ws();
+        if (text[i] === (c === '{' ? '}' : ']')) {
+          i++;
+          done = c === '{' ? { kind: 'object', entries: [] } : { kind: 'array' };
+        } else if (c === '{') {
+          const open: Open = { kind: 'object', entries: [], key: '' };
+          stack.push(open);
+          key(open);
+          continue;
+        } else {
+          stack.push({ kind: 'array' });
+          continue;
+        }
+      } else if (c === '"') done = { kind: 'string', text: str() };
+      else if (c === 't') done = literal('true', { kind: 'bool' });
+      else if (c === 'f') done = literal('false', { kind: 'bool' });
+      else if (c === 'n') done = literal('null', { kind: 'null' });
+      else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) done = { kind: 'number', text: num() };
+      else fail('looking for beginning of value');
+      // Hand the finished value to the containers it closes.
+      let v = done as GoJsonValue;
       for (;;) {
-        ws();
-        if (text[i] !== '"') fail('looking for beginning of object key string');
-        const k = str();
-        ws();
-        if (text[i] !== ':') fail('after object key');
-        i++;
-        entries.push([k, value()]);
+        const top = stack[stack.length - 1];
+        if (!top) return v;
+        if (top.kind === 'object') top.entries.push([top.key, v]);
         ws();
         if (text[i] === ',') {
           i++;
+          if (top.kind === 'object') key(top);
+          break;
+        }
+        if (text[i] === (top.kind === 'object' ? '}' : ']')) {
+          i++;
+          stack.pop();
+          v = top.kind === 'object' ? { kind: 'object', entries: top.entries } : { kind: 'array' };
           continue;
         }
-        if (text[i] === '}') {
-          i++;
-          return { kind: 'object', entries };
-        }
-        fail('after object key:value pair');
+        fail(top.kind === 'object' ? 'after object key:value pair' : 'after array element');
       }
     }
-    if (c === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return { kind: 'array' };
-      }
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return { kind: 'array' };
-        }
-        fail('after array element');
-      }
-    }
-    if (c === '"') return { kind: 'string', text: str() };
-    if (c === 't') return literal('true', { kind: 'bool' });
-    if (c === 'f') return literal('false', { kind: 'bool' });
-    if (c === 'n') return literal('null', { kind: 'null' });
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return { kind: 'number', text: num() };
-    return fail('looking for beginning of value');
   };
   try {
     const v = value();

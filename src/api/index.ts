@@ -14,5 +14,7 @@ export * from './request-context';
 export * from './resource-version';
 export * from './shared-items';
 export * from './json-clone';
+export * from './json-depth';
 export * from './resource-quota-names';
 export * from './go-json-error';
+export * from './turns';

@@ -6,7 +6,7 @@ import { DEDUCED, ListAtom, TypeRef, deduceAtom, fieldType } from './apply-type'
 import { FieldSet } from './field-set';
 import { equalValues, isJsonObject, JsonValue } from './json-value';
 import { listItemElement } from './list-item';
-import { PathElement, comparePathElements } from './path-element';
+import { PathElement, pathElementKey } from './path-element';
 
 /** Fields added, modified (leaf value changed) and removed from lhs to rhs. */
 export interface Comparison {
@@ -83,8 +83,9 @@ function compareLists(list: ListAtom, lhs: unknown[], rhs: unknown[], path: Path
   const lv = groupItems(list, lhs, order);
   const rv = groupItems(list, rhs, order, lv);
   for (const pe of order) {
-    const l = lookup(lv, pe) ?? [];
-    const r = lookup(rv, pe) ?? [];
+    const k = pathElementKey(pe);
+    const l = lv.get(k) ?? [];
+    const r = rv.get(k) ?? [];
     const p = [...path, pe];
     if (l.length <= 1 && r.length <= 1) {
       compare(l[0], r[0], list.elem, p, cmp);
@@ -100,23 +101,21 @@ function compareLists(list: ListAtom, lhs: unknown[], rhs: unknown[], path: Path
   }
 }
 
-type Groups = Array<{ pe: PathElement; items: unknown[] }>;
-
-function lookup(groups: Groups, pe: PathElement): unknown[] | undefined {
-  return groups.find((g) => comparePathElements(g.pe, pe) === 0)?.items;
-}
+/** Items by pathElementKey of their element. */
+type Groups = Map<string, unknown[]>;
 
 // Items grouped by path element, first-seen order appended to `order` (skipping those in `known`).
 function groupItems(list: ListAtom, items: unknown[], order: PathElement[], known?: Groups): Groups {
-  const groups: Groups = [];
+  const groups: Groups = new Map();
   for (const item of items) {
     const { pe } = listItemElement(list, item);
     if (!pe) continue;
-    const g = groups.find((x) => comparePathElements(x.pe, pe) === 0);
-    if (g) g.items.push(item);
+    const k = pathElementKey(pe);
+    const g = groups.get(k);
+    if (g) g.push(item);
     else {
-      groups.push({ pe, items: [item] });
-      if (!known || !lookup(known, pe)) order.push(pe);
+      groups.set(k, [item]);
+      if (!known || !known.has(k)) order.push(pe);
     }
   }
   return groups;

@@ -5,7 +5,7 @@ import { ApplySchema, ApplySchemaResolver, ApplyTypes, DEDUCED, TypeRef, deduceA
 import { FieldSet } from './field-set';
 import { isJsonObject } from './json-value';
 import { listItemElement } from './list-item';
-import { FieldPath, PathElement, comparePathElements, fieldElement } from './path-element';
+import { FieldPath, PathElement, fieldElement, pathElementKey } from './path-element';
 
 const deduced: TypeRef = () => DEDUCED;
 
@@ -43,20 +43,21 @@ function walk(v: unknown, type: TypeRef, path: PathElement[], set: FieldSet): vo
     if (atom.list.relationship === 'atomic') return void set.insert(path);
     if (!Array.isArray(v)) return;
     const pes = v.map((item) => listItemElement(atom.list!, item).pe);
-    const seen: PathElement[] = [];
-    const dup: PathElement[] = [];
-    const has = (xs: PathElement[], pe: PathElement): boolean => xs.some((x) => comparePathElements(x, pe) === 0);
-    for (const pe of pes) {
-      if (!pe) continue;
-      if (!has(seen, pe)) seen.push(pe);
-      else if (!has(dup, pe)) {
-        dup.push(pe);
+    const keys = pes.map((pe) => (pe ? pathElementKey(pe) : ''));
+    const seen = new Set<string>();
+    const dup = new Set<string>();
+    pes.forEach((pe, i) => {
+      if (!pe) return;
+      const k = keys[i] as string;
+      if (!seen.has(k)) seen.add(k);
+      else if (!dup.has(k)) {
+        dup.add(k);
         set.insert([...path, pe]); // a duplicated item is owned as a whole
       }
-    }
+    });
     v.forEach((item, i) => {
       const pe = pes[i];
-      if (!pe || has(dup, pe)) return;
+      if (!pe || dup.has(keys[i] as string)) return;
       const p = [...path, pe];
       walk(item, atom.list!.elem, p, set);
       set.insert(p);

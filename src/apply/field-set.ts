@@ -31,6 +31,13 @@ const nodePe = (n: ChildNode): PathElement => n.pe;
  * every other operation returns a new set, which may share subtrees with its inputs.
  */
 export class FieldSet {
+  /**
+   * True while members or children are out of order or hold duplicates: `insert` appends what does
+   * not sort after the last element and the set is sorted once, on its next read (building a set
+   * of n paths costs O(n log n), not the O(n²) of sorted insertion).
+   */
+  private unsorted = false;
+
   private constructor(
     private members: PathElement[],
     private children: ChildNode[],
@@ -54,17 +61,70 @@ export class FieldSet {
     let node: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) node = node.descend(path[i] as PathElement);
     const last = path[path.length - 1] as PathElement;
-    const at = search(node.members, last, self);
-    if (at < 0) node.members.splice(-at - 1, 0, last);
+    const members = node.members;
+    const n = members.length;
+    const c = n === 0 ? -1 : comparePathElements(members[n - 1] as PathElement, last);
+    if (c === 0) return this;
+    if (c > 0) {
+      if (!node.unsorted && search(members, last, self) >= 0) return this;
+      node.unsorted = true;
+    }
+    members.push(last);
     return this;
   }
 
   private descend(pe: PathElement): FieldSet {
-    const at = search(this.children, pe, nodePe);
-    if (at >= 0) return (this.children[at] as ChildNode).set;
+    const children = this.children;
+    const n = children.length;
+    const lastChild = children[n - 1];
+    const c = lastChild ? comparePathElements(lastChild.pe, pe) : -1;
+    if (c === 0) return (lastChild as ChildNode).set;
+    if (c > 0) {
+      if (!this.unsorted) {
+        const at = search(children, pe, nodePe);
+        if (at >= 0) return (children[at] as ChildNode).set;
+      }
+      // Out of order: a second node for pe may be made; sorting merges them.
+      this.unsorted = true;
+    }
     const set = FieldSet.empty();
-    this.children.splice(-at - 1, 0, { pe, set });
+    children.push({ pe, set });
     return set;
+  }
+
+  /** Sorts what insert appended out of order, dropping duplicate members and merging duplicate children. */
+  private sorted(): this {
+    if (!this.unsorted) return this;
+    this.unsorted = false;
+    const members = this.members.sort(comparePathElements);
+    let w = 0;
+    for (let r = 0; r < members.length; r++) {
+      if (w > 0 && comparePathElements(members[w - 1] as PathElement, members[r] as PathElement) === 0) continue;
+      members[w++] = members[r] as PathElement;
+    }
+    members.length = w;
+    const children = this.children.sort((a, b) => comparePathElements(a.pe, b.pe));
+    w = 0;
+    for (let r = 0; r < children.length; ) {
+      const first = children[r] as ChildNode;
+      let end = r + 1;
+      while (end < children.length && comparePathElements(first.pe, (children[end] as ChildNode).pe) === 0) end++;
+      if (end - r === 1) children[w++] = first;
+      else {
+        // Only insert makes duplicates, so these sets are all built by insert and not shared.
+        const merged = FieldSet.empty();
+        merged.unsorted = true;
+        for (let k = r; k < end; k++) {
+          const dup = (children[k] as ChildNode).set;
+          for (const m of dup.members) merged.members.push(m);
+          for (const ch of dup.children) merged.children.push(ch);
+        }
+        children[w++] = { pe: first.pe, set: merged };
+      }
+      r = end;
+    }
+    children.length = w;
+    return this;
   }
 
   /** True when the path is a member. */
@@ -72,18 +132,18 @@ export class FieldSet {
     if (path.length === 0) return false;
     let node: FieldSet | undefined = this;
     for (let i = 0; i < path.length - 1 && node; i++) node = node.child(path[i] as PathElement);
-    return !!node && search(node.members, path[path.length - 1] as PathElement, self) >= 0;
+    return !!node && node.hasMember(path[path.length - 1] as PathElement);
   }
 
   /** True when the element is a member of this node. */
   hasMember(pe: PathElement): boolean {
-    return search(this.members, pe, self) >= 0;
+    return search(this.sorted().members, pe, self) >= 0;
   }
 
   /** The subtree under pe, if any. */
   child(pe: PathElement): FieldSet | undefined {
-    const at = search(this.children, pe, nodePe);
-    return at >= 0 ? (this.children[at] as ChildNode).set : undefined;
+    const at = search(this.sorted().children, pe, nodePe);
+    return at >= 0 ? (this.sorted().children[at] as ChildNode).set : undefined;
   }
 
   /** The paths under pe with pe removed (smd WithPrefix); empty when none. */
@@ -93,43 +153,43 @@ export class FieldSet {
 
   /** This node's members, sorted. */
   memberElements(): readonly PathElement[] {
-    return this.members;
+    return this.sorted().members;
   }
 
   /** This node's children, sorted. */
   childEntries(): ReadonlyArray<{ readonly pe: PathElement; readonly set: FieldSet }> {
-    return this.children;
+    return this.sorted().children;
   }
 
   /** True when no path is a member. */
   isEmpty(): boolean {
-    return this.members.length === 0 && this.children.every((c) => c.set.isEmpty());
+    return this.sorted().members.length === 0 && this.sorted().children.every((c) => c.set.isEmpty());
   }
 
   /** Number of member paths. */
   size(): number {
-    return this.members.length + this.children.reduce((n, c) => n + c.set.size(), 0);
+    return this.sorted().members.length + this.sorted().children.reduce((n, c) => n + c.set.size(), 0);
   }
 
   /** Paths in either set. */
   union(other: FieldSet): FieldSet {
     return new FieldSet(
-      mergeSorted(this.members, other.members, self, 'union', (a) => a),
-      mergeSorted(this.children, other.children, nodePe, 'union', (a, b) => (b ? { pe: a.pe, set: a.set.union(b.set) } : a)),
+      mergeSorted(this.sorted().members, other.sorted().members, self, 'union', (a) => a),
+      mergeSorted(this.sorted().children, other.sorted().children, nodePe, 'union', (a, b) => (b ? { pe: a.pe, set: a.set.union(b.set) } : a)),
     );
   }
 
   /** Paths in both sets (leaf-wise, as smd: a parent member does not cover its children). */
   intersection(other: FieldSet): FieldSet {
     const children: ChildNode[] = [];
-    for (const c of this.children) {
+    for (const c of this.sorted().children) {
       const o = other.child(c.pe);
       if (!o) continue;
       const set = c.set.intersection(o);
       if (!set.isEmpty()) children.push({ pe: c.pe, set });
     }
     return new FieldSet(
-      this.members.filter((m) => other.hasMember(m)),
+      this.sorted().members.filter((m) => other.hasMember(m)),
       children,
     );
   }
@@ -137,7 +197,7 @@ export class FieldSet {
   /** Paths in this set and not in other (a parent in other does not remove its children). */
   difference(other: FieldSet): FieldSet {
     const children: ChildNode[] = [];
-    for (const c of this.children) {
+    for (const c of this.sorted().children) {
       const o = other.child(c.pe);
       if (!o) {
         children.push(c);
@@ -147,7 +207,7 @@ export class FieldSet {
       if (!set.isEmpty()) children.push({ pe: c.pe, set });
     }
     return new FieldSet(
-      this.members.filter((m) => !other.hasMember(m)),
+      this.sorted().members.filter((m) => !other.hasMember(m)),
       children,
     );
   }
@@ -155,7 +215,7 @@ export class FieldSet {
   /** Like difference, but a member of other also removes everything under it. */
   recursiveDifference(other: FieldSet): FieldSet {
     const children: ChildNode[] = [];
-    for (const c of this.children) {
+    for (const c of this.sorted().children) {
       if (other.hasMember(c.pe)) continue;
       const o = other.child(c.pe);
       if (!o) {
@@ -166,7 +226,7 @@ export class FieldSet {
       if (!set.isEmpty()) children.push({ pe: c.pe, set });
     }
     return new FieldSet(
-      this.members.filter((m) => !other.hasMember(m)),
+      this.sorted().members.filter((m) => !other.hasMember(m)),
       children,
     );
   }
@@ -174,8 +234,8 @@ export class FieldSet {
   /** Only the members that have no member below them. */
   leaves(): FieldSet {
     return new FieldSet(
-      this.members.filter((m) => !this.child(m)),
-      this.children.map((c) => ({ pe: c.pe, set: c.set.leaves() })),
+      this.sorted().members.filter((m) => !this.child(m)),
+      this.sorted().children.map((c) => ({ pe: c.pe, set: c.set.leaves() })),
     );
   }
 
@@ -188,8 +248,8 @@ export class FieldSet {
 
   /** Calls fn for each member path, in smd's order: a node's members, then its children (pre-order). */
   iterate(fn: (path: FieldPath) => void, prefix: FieldPath = []): void {
-    for (const m of this.members) fn([...prefix, m]);
-    for (const c of this.children) c.set.iterate(fn, [...prefix, c.pe]);
+    for (const m of this.sorted().members) fn([...prefix, m]);
+    for (const c of this.sorted().children) c.set.iterate(fn, [...prefix, c.pe]);
   }
 
   /** All member paths in iteration order. */

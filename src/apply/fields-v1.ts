@@ -6,6 +6,8 @@
 import { FieldSet } from './field-set';
 import { PathElement, PathElementSyntaxError, comparePathElements, deserializePathElement, serializePathElement } from './path-element';
 import { isJsonObject } from './json-value';
+import { jsonValueDepth } from '../api/json-clone';
+import { scanJson } from '../api/json-depth';
 
 /** A FieldsV1 object. Key order is the wire order (no key is integer-like, so JS keeps it). */
 export type FieldsV1 = { [key: string]: FieldsV1 };
@@ -54,6 +56,16 @@ export function fieldsV1String(set: FieldSet): string {
   return JSON.stringify(fieldSetToFieldsV1(set));
 }
 
+/**
+ * Nesting past which a FieldsV1 value is not read (FieldsV1Error, so a request's managedFields
+ * are ignored as kube ignores entries it cannot decode). smd itself reads up to json-iterator's
+ * 10000 levels; no object of a served kind has field paths deeper than its schema (tens of
+ * levels), and the trie operations (FieldSet) recurse once per level, so a bound well inside
+ * Node's stack keeps them safe. A deviation only for hand-written managedFields this deep.
+ */
+export const MAX_FIELDS_V1_DEPTH = 1000;
+const tooDeep = `exceeded max depth of ${MAX_FIELDS_V1_DEPTH}`;
+
 /** Thrown when a FieldsV1 value cannot be read; the message is smd's reason. */
 export class FieldsV1Error extends Error {
   constructor(message: string) {
@@ -69,6 +81,7 @@ export class FieldsV1Error extends Error {
 export function fieldsV1ToFieldSet(fields: unknown): FieldSet {
   let value = fields;
   if (typeof fields === 'string') {
+    if (scanJson(fields, MAX_FIELDS_V1_DEPTH).depthError) throw new FieldsV1Error(tooDeep);
     try {
       value = JSON.parse(fields) as unknown;
     } catch (e) {
@@ -76,6 +89,7 @@ export function fieldsV1ToFieldSet(fields: unknown): FieldSet {
     }
   }
   if (value === null || value === undefined) return FieldSet.empty();
+  if (jsonValueDepth(value) > MAX_FIELDS_V1_DEPTH) throw new FieldsV1Error(tooDeep);
   const set = FieldSet.empty();
   read(value, [], set);
   return set;

@@ -2,7 +2,7 @@
  * metadata.managedFields ⇄ field ownership (apimachinery managedfields/internal/managedfields.go,
  * capmanagers.go, fieldmanager.go isResetManagedFields; metav1 validation ValidateManagedFields).
  */
-import { FieldError, FieldPath as ErrorPath, ManagedFieldsEntry, fieldErrors } from '../api';
+import { FieldError, FieldPath as ErrorPath, ManagedFieldsEntry, fieldErrors, stringifyJson } from '../api';
 import { FieldSet } from './field-set';
 import { FieldsV1Error, fieldSetToFieldsV1, fieldsV1ToFieldSet } from './fields-v1';
 import { goJsonString } from './json-value';
@@ -86,7 +86,7 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
 // Go's %v of a ManagedFieldsEntry (approximate for fieldsV1).
 function entryText(e: ManagedFieldsEntry): string {
   const t = e.time ? e.time : '<nil>';
-  return `{${e.manager ?? ''} ${e.operation ?? ''} ${e.apiVersion ?? ''} ${t} ${e.fieldsType ?? ''} ${e.fieldsV1 ? JSON.stringify(e.fieldsV1) : '<nil>'} ${e.subresource ?? ''}}`;
+  return `{${e.manager ?? ''} ${e.operation ?? ''} ${e.apiVersion ?? ''} ${t} ${e.fieldsType ?? ''} ${e.fieldsV1 ? stringifyJson(e.fieldsV1) : '<nil>'} ${e.subresource ?? ''}}`;
 }
 
 const seconds = (t: string | undefined): number => {

@@ -7,7 +7,7 @@
 import { DEDUCED, ListAtom, TypeRef, deduceAtom, fieldType } from './apply-type';
 import { isJsonObject } from './json-value';
 import { listItemElement } from './list-item';
-import { PathElement, comparePathElements, equalPathElements } from './path-element';
+import { PathElement, equalPathElements, pathElementKey } from './path-element';
 
 const deduced: TypeRef = () => DEDUCED;
 
@@ -59,35 +59,44 @@ function mergeMaps(
 
 // smd visitListItems: walk live items, emitting the configuration's items where they fall.
 function mergeLists(list: ListAtom, lhs: unknown[], rhs: unknown[]): unknown[] {
+  // Items are matched by pathElementKey (a Map lookup, so n items cost O(n)).
   const rPEs: PathElement[] = [];
-  const rItems: Array<{ pe: PathElement; item: unknown }> = [];
+  const rKeys: string[] = [];
+  const rItems = new Map<string, { item: unknown }>();
   for (const item of rhs) {
     const { pe } = listItemElement(list, item);
-    if (!pe || rItems.some((x) => comparePathElements(x.pe, pe) === 0)) continue;
+    if (!pe) continue;
+    const k = pathElementKey(pe);
+    if (rItems.has(k)) continue;
     rPEs.push(pe);
-    rItems.push({ pe, item });
+    rKeys.push(k);
+    rItems.set(k, { item });
   }
   const lPEs: PathElement[] = [];
+  const lKeys: string[] = [];
   const lIndex: number[] = [];
-  const lItems: Array<{ pe: PathElement; item: unknown }> = [];
+  const lItems = new Map<string, { item: unknown }>();
   lhs.forEach((item, i) => {
     const { pe } = listItemElement(list, item);
     if (!pe) return;
-    const seen = lItems.find((x) => comparePathElements(x.pe, pe) === 0);
+    const k = pathElementKey(pe);
+    const seen = lItems.get(k);
     if (seen) seen.item = null; // duplicated live items are not merged with the configuration
-    else lItems.push({ pe, item });
+    else lItems.set(k, { item });
     lPEs.push(pe);
+    lKeys.push(k);
     lIndex.push(i);
   });
-  const inR = (pe: PathElement): unknown => rItems.find((x) => comparePathElements(x.pe, pe) === 0);
-  const lGet = (pe: PathElement): unknown => lItems.find((x) => comparePathElements(x.pe, pe) === 0)?.item;
-  const rGet = (pe: PathElement): unknown => rItems.find((x) => comparePathElements(x.pe, pe) === 0)?.item;
-  const inL = (pe: PathElement): boolean => lItems.some((x) => comparePathElements(x.pe, pe) === 0);
+  const inR = (k: string): boolean => rItems.has(k);
+  const lGet = (k: string): unknown => lItems.get(k)?.item;
+  const rGet = (k: string): unknown => rItems.get(k)?.item;
+  const inL = (k: string): boolean => lItems.has(k);
 
-  const shared = rPEs.filter(inL);
-  let nextShared = shared.shift();
-  const mergedR: PathElement[] = [];
-  const isMerged = (pe: PathElement): boolean => mergedR.some((x) => comparePathElements(x, pe) === 0);
+  const shared = rPEs.filter((_pe, i) => inL(rKeys[i] as string));
+  let si = 0;
+  let nextShared = shared[si++];
+  const mergedR = new Set<string>();
+  const isMerged = (k: string): boolean => mergedR.has(k);
   const out: unknown[] = [];
   const push = (v: unknown): void => {
     if (v !== undefined) out.push(v);
@@ -97,33 +106,35 @@ function mergeLists(list: ListAtom, lhs: unknown[], rhs: unknown[]): unknown[] {
   while (li < lPEs.length || ri < rPEs.length) {
     if (li < lPEs.length && ri < rPEs.length) {
       const pe = lPEs[li] as PathElement;
+      const k = lKeys[li] as string;
       if (equalPathElements(pe, rPEs[ri] as PathElement)) {
-        mergedR.push(pe);
-        push(mergeValues(lGet(pe), rGet(pe), list.elem));
+        mergedR.add(k);
+        push(mergeValues(lGet(k), rGet(k), list.elem));
         li++;
         ri++;
-        nextShared = shared.shift();
+        nextShared = shared[si++];
         continue;
       }
-      if (inR(pe) && nextShared && !equalPathElements(nextShared, pe)) {
+      if (inR(k) && nextShared && !equalPathElements(nextShared, pe)) {
         li++;
         continue;
       }
     }
     if (li < lPEs.length) {
-      const pe = lPEs[li] as PathElement;
-      if (!inR(pe)) {
+      const k = lKeys[li] as string;
+      if (!inR(k)) {
         push(mergeValues(lhs[lIndex[li] as number], undefined, list.elem));
         li++;
         continue;
-      } else if (isMerged(pe)) li++;
+      } else if (isMerged(k)) li++;
     }
     if (ri < rPEs.length) {
       const pe = rPEs[ri] as PathElement;
-      mergedR.push(pe);
-      push(mergeValues(inL(pe) ? lGet(pe) : undefined, rGet(pe), list.elem));
+      const k = rKeys[ri] as string;
+      mergedR.add(k);
+      push(mergeValues(inL(k) ? lGet(k) : undefined, rGet(k), list.elem));
       ri++;
-      if (nextShared && equalPathElements(nextShared, pe)) nextShared = shared.shift();
+      if (nextShared && equalPathElements(nextShared, pe)) nextShared = shared[si++];
     }
   }
   return out;

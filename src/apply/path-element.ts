@@ -3,6 +3,7 @@
  * path.go, serialize-pe.go): a struct field or map key, an associative-list key, a set value, or a
  * list index; with smd's order, its human-readable form and the FieldsV1 key encoding.
  */
+import { scanJson } from '../api/json-depth';
 import { JsonValue, compareStrings, compareValues, equalValues, goJson, goJsonString, isJsonObject, valueToString } from './json-value';
 
 /** One key field of an associative-list item (`name="app"`). */
@@ -75,6 +76,32 @@ export function equalPathElements(a: PathElement, b: PathElement): boolean {
   return comparePathElements(a, b) === 0;
 }
 
+/**
+ * A string that is the same for two elements exactly when comparePathElements finds them equal, to
+ * index elements in a Map (lists of n items are then matched in O(n), not O(n²)).
+ */
+export function pathElementKey(pe: PathElement): string {
+  switch (pe.kind) {
+    case 'field':
+      return `f${pe.name}`;
+    case 'key':
+      return `k${pe.fields.map((f) => `${JSON.stringify(f.name)}:${canonicalValue(f.value)}`).join(',')}`;
+    case 'value':
+      return `v${canonicalValue(pe.value)}`;
+    case 'index':
+      return `i${pe.index}`;
+  }
+}
+
+// Numbers by value (String(-0) is "0", as compareValues finds them equal), maps with sorted keys.
+function canonicalValue(v: JsonValue): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalValue).join(',')}]`;
+  const keys = Object.keys(v).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalValue(v[k] as JsonValue)}`).join(',')}}`;
+}
+
 /** smd PathElement.String: `.name`, `[k1="a",k2=1]`, `[="x"]`, `[0]`. */
 export function pathElementString(pe: PathElement): string {
   switch (pe.kind) {
@@ -108,6 +135,9 @@ export function serializePathElement(pe: PathElement): string {
   }
 }
 
+/** Nesting of the JSON in a `v:` or `k:` key past which the key is not read. */
+const MAX_KEY_VALUE_DEPTH = 1000;
+
 /** Thrown for a FieldsV1 key that is not a path element; `unknownType` keys are skipped by readers. */
 export class PathElementSyntaxError extends Error {
   constructor(message: string, readonly unknownType = false) {
@@ -140,6 +170,8 @@ export function deserializePathElement(s: string): PathElement {
 }
 
 function parseJson(text: string): JsonValue {
+  // Values are compared and printed recursively; keys nested deeper than any field path are refused.
+  if (scanJson(text, MAX_KEY_VALUE_DEPTH).depthError) throw new PathElementSyntaxError(`exceeded max depth of ${MAX_KEY_VALUE_DEPTH}`);
   try {
     return JSON.parse(text) as JsonValue;
   } catch (e) {

@@ -5,7 +5,7 @@
 import { TypeRef, deduceAtom, fieldType } from './apply-type';
 import { isJsonObject } from './json-value';
 import { listItemElement } from './list-item';
-import { PathElement, comparePathElements, pathElementString } from './path-element';
+import { pathElementKey, pathElementString } from './path-element';
 
 /** One smd validation error: a path string (e.g. `.spec.x`) and a message. */
 export interface TypeError {
@@ -51,16 +51,17 @@ function walk(v: unknown, type: TypeRef, path: string, errs: TypeError[], allowD
   if (atom.list) {
     if (v === null || v === undefined) return;
     if (!Array.isArray(v)) return void errs.push({ path, message: `expected list, got ${goValueText(v)}` });
-    const seen: PathElement[] = [];
+    const seen = new Set<string>();
     for (let i = 0; i < v.length; i++) {
       let pe = `[${i}]`;
       if (atom.list.relationship === 'associative') {
         const item = listItemElement(atom.list, v[i]);
         if (!item.pe) return void errs.push({ path, message: `element ${i}: ${item.error}` });
-        if (seen.some((s) => comparePathElements(s, item.pe) === 0) && !allowDup) {
+        const key = pathElementKey(item.pe);
+        if (seen.has(key) && !allowDup) {
           errs.push({ path, message: `duplicate entries for key ${pathElementString(item.pe)}` });
         }
-        seen.push(item.pe);
+        seen.add(key);
         pe = pathElementString(item.pe);
       }
       walk(v[i], atom.list.elem, path + pe, errs, allowDup);
@@ -94,10 +95,36 @@ function goTypeName(v: unknown): string {
   return 'map[string]interface {}';
 }
 
-// An approximation of Go's %v of an unstructured value (exact for scalars).
-function goValueText(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(goValueText).join(' ')}]`;
-  if (isJsonObject(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goValueText(v[k])}`).join(' ')}]`;
-  return String(v);
+// An approximation of Go's %v of an unstructured value (exact for scalars). Iterative: the value
+// comes from the client and may nest 10000 levels.
+function goValueText(root: unknown): string {
+  const parts: string[] = [];
+  const stack: Array<{ text: string } | { value: unknown }> = [{ value: root }];
+  while (stack.length) {
+    const item = stack.pop() as { text: string } | { value: unknown };
+    if ('text' in item) {
+      parts.push(item.text);
+      continue;
+    }
+    const v = item.value;
+    if (typeof v === 'string') parts.push(JSON.stringify(v));
+    else if (Array.isArray(v)) {
+      parts.push('[');
+      stack.push({ text: ']' });
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ value: v[i] });
+        if (i > 0) stack.push({ text: ' ' });
+      }
+    } else if (isJsonObject(v)) {
+      const keys = Object.keys(v).sort();
+      parts.push('map[');
+      stack.push({ text: ']' });
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i] as string;
+        stack.push({ value: v[k] });
+        stack.push({ text: `${i > 0 ? ' ' : ''}${k}:` });
+      }
+    } else parts.push(String(v));
+  }
+  return parts.join('');
 }

@@ -1,34 +1,65 @@
 /** Reads a request body with kube's size limit (413 past it). */
 import type { IncomingMessage } from 'node:http';
+import http2 from 'node:http2';
 import { errors } from '../api';
 
 /** kube's MaxRequestBodyBytes (3 MiB). */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
 
 /**
+ * Go's maxPostHandlerReadBytes: after a handler stops reading a body, up to this many more bytes
+ * are drained so the connection can be reused; more than that and the connection is closed.
+ */
+export const maxDrainBytes = 256 * 1024;
+
+/**
  * The whole body. Past `limit` (declared or, for a chunked body, counted) it rejects with 413 and
- * reads the rest without keeping it, so that the answer can still be written. Listens for 'data'
- * rather than iterating: the async iterator costs tens of µs per request.
+ * leaves the connection as kube (Go) leaves it (kube-limits §4):
+ * - HTTP/1.1: kube reads limit + 1 bytes, then Go drains at most 256 KiB more. A rest it can drain
+ *   is read (and dropped) before the 413, which is then sent on a keep-alive connection; a larger
+ *   rest (declared up front, or found while draining) is not read: the 413 carries
+ *   `Connection: close` and the connection ends after it.
+ * - HTTP/2: the 413 ends the stream, then RST_STREAM NO_ERROR tells the client to stop sending;
+ *   the connection stays.
+ * Listens for 'data' rather than iterating: the async iterator costs tens of µs per request.
  */
 export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) return Promise.reject(errors.requestEntityTooLarge(limit));
+  if (declared > limit && (isHttp2(req) || declared - (limit + 1) > maxDrainBytes)) {
+    abandonBody(req);
+    return Promise.reject(errors.requestEntityTooLarge(limit));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = false;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size <= limit) {
         chunks.push(chunk);
         return;
       }
-      done();
-      req.resume();
-      reject(errors.requestEntityTooLarge(limit));
+      if (!tooLarge) {
+        tooLarge = true;
+        chunks.length = 0;
+        if (isHttp2(req)) {
+          done();
+          abandonBody(req);
+          reject(errors.requestEntityTooLarge(limit));
+          return;
+        }
+      }
+      // Draining (HTTP/1.1): past 256 KiB beyond limit + 1 the rest is not worth reading.
+      if (size - (limit + 1) > maxDrainBytes) {
+        done();
+        abandonBody(req);
+        reject(errors.requestEntityTooLarge(limit));
+      }
     };
     const onEnd = (): void => {
       done();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      if (tooLarge) reject(errors.requestEntityTooLarge(limit));
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
     const onError = (e: Error): void => {
       done();
@@ -46,4 +77,31 @@ export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Pro
     req.on('error', onError);
     req.on('aborted', onAborted);
   });
+}
+
+function isHttp2(req: IncomingMessage): boolean {
+  return (req as unknown) instanceof http2.Http2ServerRequest;
+}
+
+/**
+ * The rest of this body will not be read: over HTTP/1.1 the answer closes the connection
+ * (`Connection: close`; the server lingers briefly so the client still gets it), over HTTP/2 the
+ * stream is reset with NO_ERROR once the answer is out.
+ */
+function abandonBody(req: IncomingMessage): void {
+  req.on('error', () => undefined);
+  const res = (req as { res?: { setHeader(n: string, v: string): unknown; once(e: 'finish', l: () => void): unknown; headersSent: boolean } }).res;
+  if (isHttp2(req)) {
+    const stream = (req as unknown as http2.Http2ServerRequest).stream;
+    const reset = (): void => {
+      if (!stream.destroyed && !stream.closed && !(stream as { readableEnded?: boolean }).readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    };
+    if (res) res.once('finish', reset);
+    else reset();
+    return;
+  }
+  // Whatever still arrives is dropped (not buffered) until the connection ends.
+  req.resume();
+  if (res && !res.headersSent) res.setHeader('Connection', 'close');
+  else req.socket.destroy();
 }

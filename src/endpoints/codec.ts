@@ -1,6 +1,7 @@
 /** Request body decoding (JSON/YAML) and response encoding, with kube's key order and trailing newline. */
 import * as yaml from 'js-yaml';
-import { errors, isObject, summarizeData } from '../api';
+import { YamlError, decodeYaml, type YamlDecoded } from './yaml-decode';
+import { errors, isApiError, isObject, parseJsonBounded, stringifyJson, summarizeData } from '../api';
 import { type OutputFormat, supportedMediaTypes } from './negotiation';
 
 /** The protobuf codec as the endpoints use it (storage/codec/protobuf-codec.ts implements it). */
@@ -33,8 +34,6 @@ export function decodeBody(
   protobuf?: ProtobufSerializer,
   expectedApiVersion = 'v1',
   cbor?: CborSerializer,
-  /** YAML repeated keys: the last wins silently, or (`raise`) the parser's error is thrown as is. */
-  yamlDuplicates: 'last-wins' | 'raise' = 'last-wins',
 ): unknown {
   if (format === 'protobuf') {
     if (!protobuf) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!cbor, protobuf: false }));
@@ -57,15 +56,28 @@ export function decodeBody(
   }
   const text = body.toString('utf8');
   try {
-    if (format === 'yaml') return yaml.load(text, { schema: yaml.JSON_SCHEMA, json: yamlDuplicates === 'last-wins' });
-    return JSON.parse(text);
+    if (format === 'yaml') return decodeYamlBody(body, expectedKind).value;
+    // Go's decoder refuses nesting past 10000 levels (json-depth.ts); V8's parser would not.
+    return parseJsonBounded(text);
   } catch (e) {
-    // A repeated YAML key is a strict-decoding matter, reported by the caller (duplicate-fields.ts).
-    if (yamlDuplicates === 'raise' && (e as { reason?: string }).reason === 'duplicated mapping key') throw e;
-    const why = format === 'yaml' ? `error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}` : `json parse error: ${(e as Error).message}`;
+    if (isApiError(e)) throw e;
+    const why = `json parse error: ${(e as Error).message}`;
     throw errors.badRequest(
       `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; ${why} (${summarizeData(body)})`,
     );
+  }
+}
+
+/**
+ * A create/update YAML body: its value and repeated keys (yaml-decode.ts). What go-yaml refuses is
+ * 400 with its error as kube's YAML serializer returns it, before any version/kind is read.
+ */
+export function decodeYamlBody(body: Buffer, expectedKind: string): YamlDecoded {
+  try {
+    return decodeYaml(body.toString('utf8'));
+  } catch (e) {
+    if (!(e instanceof YamlError)) throw e;
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): ${e.message} (${summarizeData(body)})`);
   }
 }
 
@@ -88,5 +100,5 @@ export function encodeBody(obj: unknown, format: OutputFormat, pretty: boolean, 
   const ordered = orderTopLevel(obj);
   // go-yaml (sigs.k8s.io/yaml) double-quotes the strings it must quote, e.g. timestamps and numbers.
   if (format === 'yaml') return Buffer.from(yaml.dump(ordered, { noRefs: true, lineWidth: -1, sortKeys: false, quotingType: '"' }));
-  return Buffer.from((pretty ? JSON.stringify(ordered, null, 2) : JSON.stringify(ordered)) + '\n');
+  return Buffer.from((pretty ? JSON.stringify(ordered, null, 2) : stringifyJson(ordered)) + '\n');
 }

@@ -2,97 +2,129 @@
  * Duplicate keys in request bodies, which JSON.parse silently collapses: kube's strict decoding
  * reports each as `duplicate field "<path>"` (400 with fieldValidation=Strict, a warning with Warn).
  */
-import { JSONPath, visit } from 'jsonc-parser';
-
-function render(path: JSONPath): string {
-  let out = '';
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
-  return out;
-}
+import { keyCountOf, scanJson } from '../api/json-depth';
+import { decodeYaml, type YamlDecoded } from './yaml-decode';
 
 /**
- * Paths of repeated object keys in a JSON document, in document order. `parsed` (the document's
- * JSON.parse value, unmodified) lets a document without repeats, the usual case, skip the full
- * scan: JSON.parse keeps one property per repeated key, so the document repeats a key exactly when
- * it holds more keys (colons outside strings) than its parse has properties.
+ * Paths of repeated object keys in a JSON document, in document order, rendered as kube's strict
+ * decoder prints them (`a.b[0].c`). `parsed` (the document's JSON.parse value, unmodified) lets a
+ * document without repeats, the usual case, skip the full scan: JSON.parse keeps one property per
+ * repeated key, so the document repeats a key exactly when it holds more keys (colons outside
+ * strings) than its parse has properties. Linear and iterative (any depth); the paths reported
+ * stop once they total MAX_DUPLICATE_PATH_CHARS characters.
  */
 export function jsonDuplicateFields(text: string, parsed?: unknown): string[] {
-  if (parsed !== undefined && keyTokens(text) === propertyCount(parsed)) return [];
+  if (parsed !== undefined && (keyCountOf(parsed) ?? scanJson(text, Infinity).keys) === propertyCount(parsed)) return [];
+  return scanDuplicates(text);
+}
+
+/** Past this many characters of reported paths, further repeats are not reported. */
+export const MAX_DUPLICATE_PATH_CHARS = 1 << 20;
+
+interface Frame {
+  /** Keys seen in this object (undefined for an array). */
+  keys?: Set<string>;
+  /** The key whose value is being read (objects) or the element index (arrays). */
+  seg: string | number;
+  /** This container's rendered path, computed when first needed. */
+  path?: string;
+}
+
+function append(path: string, seg: string | number): string {
+  return typeof seg === 'number' ? `${path}[${seg}]` : path === '' ? seg : `${path}.${seg}`;
+}
+
+/** The rendered path of frames[i] (the path of the container it is), cached per frame. */
+function framePath(frames: Frame[], i: number): string {
+  let j = i;
+  while (j > 0 && (frames[j] as Frame).path === undefined) j--;
+  let path = j === 0 ? '' : ((frames[j] as Frame).path as string);
+  (frames[0] as Frame).path = '';
+  for (let k = j + 1; k <= i; k++) {
+    path = append(path, (frames[k - 1] as Frame).seg);
+    (frames[k] as Frame).path = path;
+  }
+  return path;
+}
+
+/** One pass over a JSON text (valid: it was parsed already) collecting repeated keys. */
+function scanDuplicates(text: string): string[] {
   const found: string[] = [];
-  const scopes: Array<Set<string>> = [];
-  visit(text, {
-    onObjectBegin: () => {
-      scopes.push(new Set());
-    },
-    onObjectEnd: () => {
-      scopes.pop();
-    },
-    onObjectProperty: (property, _offset, _length, _line, _col, pathSupplier) => {
-      const keys = scopes[scopes.length - 1];
-      if (!keys) return;
-      if (keys.has(property)) found.push(render([...pathSupplier(), property]));
-      else keys.add(property);
-    },
-  });
+  let chars = 0;
+  const frames: Frame[] = [];
+  let expectKey = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < n; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) {
+          escaped = true;
+          i++;
+        } else if (s === 0x22) break;
+      }
+      const top = frames[frames.length - 1];
+      if (!expectKey || !top?.keys) continue;
+      expectKey = false;
+      const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      top.seg = key;
+      if (!top.keys.has(key)) {
+        top.keys.add(key);
+      } else if (chars < MAX_DUPLICATE_PATH_CHARS) {
+        const path = append(framePath(frames, frames.length - 1), key);
+        chars += path.length;
+        found.push(path);
+      }
+    } else if (c === 0x7b) {
+      frames.push({ keys: new Set(), seg: '' });
+      expectKey = true;
+    } else if (c === 0x5b) {
+      frames.push({ seg: 0 });
+      expectKey = false;
+    } else if (c === 0x7d || c === 0x5d) {
+      frames.pop();
+      expectKey = false;
+    } else if (c === 0x2c) {
+      const top = frames[frames.length - 1];
+      if (top?.keys) expectKey = true;
+      else if (top) top.seg = (top.seg as number) + 1;
+    }
+  }
   return found;
 }
 
-/** Object keys written in a JSON document: its colons outside strings. */
-function keyTokens(text: string): number {
+/** Own properties of every object in a decoded JSON value (iterative: any depth). */
+function propertyCount(root: unknown): number {
   let n = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x3a) n++;
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const x of v) if (typeof x === 'object' && x !== null) stack.push(x);
+      continue;
+    }
+    const keys = Object.keys(v);
+    n += keys.length;
+    for (const k of keys) {
+      const x = (v as Record<string, unknown>)[k];
+      if (typeof x === 'object' && x !== null) stack.push(x);
+    }
   }
-  return n;
-}
-
-/** Own properties of every object in a decoded JSON value. */
-function propertyCount(v: unknown): number {
-  if (Array.isArray(v)) {
-    let n = 0;
-    for (const x of v) n += propertyCount(x);
-    return n;
-  }
-  if (typeof v !== 'object' || v === null) return 0;
-  const keys = Object.keys(v);
-  let n = keys.length;
-  for (const k of keys) n += propertyCount((v as Record<string, unknown>)[k]);
   return n;
 }
 
 /**
  * Parses YAML that may repeat a key: kube's YAML decoding reports `line N: key "k" already set in
- * map` for each repeat, in document order, and keeps the last value. js-yaml stops at the first
- * repeat, so each one found is renamed in a scratch copy (a marker inserted where the key starts,
- * which keeps every line and column) and the copy parsed again, until none is left; the document
- * itself is then read leniently, last value winning.
+ * map` for each repeat, in go-yaml's order, and keeps the last value. One linear pass
+ * (yaml-decode.ts); a body YAML cannot decode throws YamlError with go-yaml's message.
  */
-export function yamlWithDuplicates(text: string, load: (text: string, json: boolean) => unknown): { value: unknown; duplicates: string[] } {
-  const duplicates: string[] = [];
-  let scratch = text;
-  while (duplicates.length < maxYamlDuplicates) {
-    try {
-      const value = load(scratch, false);
-      return { value: duplicates.length ? load(text, true) : value, duplicates };
-    } catch (e) {
-      const err = e as { reason?: string; mark?: { line: number; position: number } };
-      if (err.reason !== 'duplicated mapping key' || !err.mark) throw e;
-      const key = (text.split('\n')[err.mark.line] ?? '').split(':')[0]?.trim().replace(/^["']|["']$/g, '') ?? '';
-      duplicates.push(`line ${err.mark.line + 1}: key ${JSON.stringify(key)} already set in map`);
-      scratch = `${scratch.slice(0, err.mark.position)}dup${duplicates.length}x${scratch.slice(err.mark.position)}`;
-    }
-  }
-  return { value: load(text, true), duplicates };
+export function yamlWithDuplicates(text: string): YamlDecoded {
+  return decodeYaml(text);
 }
-
-/** Repeated keys reported at most (each costs a parse of the body). */
-const maxYamlDuplicates = 100;
 
 /** go-yaml's error text for repeated keys, as kube's strict YAML decoding reports them. */
 export function yamlUnmarshalErrors(duplicates: string[]): string {

@@ -3,7 +3,7 @@
 export interface RequestInfo {
   isResourceRequest: boolean;
   path: string;
-  verb: string; // get list watch create update patch delete deletecollection; lower-case HTTP method otherwise
+  verb: string; // get list watch create update patch delete deletecollection ('' for another method); lower-case HTTP method on non-resource paths
   apiPrefix: string; // "api" | "apis" | ""
   apiGroup: string;
   apiVersion: string;
@@ -68,6 +68,8 @@ export function requestInfoFor(method: string, path: string, watchParam: boolean
   else if (m === 'PUT') info.verb = 'update';
   else if (m === 'PATCH') info.verb = 'patch';
   else if (m === 'DELETE') info.verb = info.name ? 'delete' : 'deletecollection';
+  // kube: any other method on a resource path has verb "" (authorization sees that; routing answers 405).
+  else info.verb = '';
   return info;
 }
 

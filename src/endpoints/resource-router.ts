@@ -73,6 +73,9 @@ export async function serveResource(
     verbs = sub.verbs;
   }
   const verb = info.verb as Verb;
+  // kube registers POST on collections and on POST-able subresources only: POST on an item path
+  // (RequestInfo verb create, with a name) matches no route — 405, nothing created.
+  if (verb === 'create' && info.name && !info.subresource) throw errors.routeMethodNotAllowed();
   if (!verbs.includes(verb) || !handlers[verb]) throw errors.routeMethodNotAllowed();
   const query: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);

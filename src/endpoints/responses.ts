@@ -6,20 +6,28 @@ import { CborSerializer, encodeBody } from './codec';
 import { encodeJsonList } from './list-encoding';
 import { ResponseTarget, isPrettyPrint, negotiateObject } from './negotiation';
 import type { HandlerScope } from './scope';
+import { writeWarnings } from './warnings';
 
-/** Sets `Warning: 299 - "<text>"` headers, de-duplicated (kube's warning recorder). */
-export function writeWarnings(res: Response, warnings: string[]): void {
-  if (res.headersSent) return;
-  for (const w of [...new Set(warnings)]) {
-    // kube's recorder refuses control characters in warnings; a header could not carry them anyway.
-    if (/[\u0000-\u001f\u007f]/.test(w)) continue;
-    res.append('Warning', `299 - "${w.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
-  }
-}
+export { writeWarnings };
 
 /** Negotiates the response of a handler; protobuf only where the kind (and its list) has a protobuf form. */
 export function negotiate(s: HandlerScope): ResponseTarget {
   return negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s), cbor: !!s.cbor });
+}
+
+/**
+ * Checks what a write's response will read from the request (the Table options), before the write
+ * commits: a bad option must never follow a stored write. kube reads the Table options while
+ * writing the response, after the commit (it stores and answers 400); here nothing is stored.
+ * Handlers call it once the body is decoded, so body errors keep their precedence.
+ */
+export function checkResponseOptions(s: HandlerScope, target: ResponseTarget): void {
+  tableIncludeObject(s, target);
+}
+
+/** includeObject is a Table option: kube reads (and validates) it only when converting to a Table. */
+function tableIncludeObject(s: HandlerScope, target: ResponseTarget): IncludeObject {
+  return target.as?.kind === 'Table' ? includeObjectParam(s) : 'Metadata';
 }
 
 export function protobufServes(s: HandlerScope): boolean {
@@ -85,7 +93,7 @@ export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Sta
     return;
   }
   const o = obj as KubeObject;
-  const body = convertForTarget(s.store, target, [o], { resourceVersion: o.metadata.resourceVersion }, includeObjectParam(s), s.ctx.now(), o);
+  const body = convertForTarget(s.store, target, [o], { resourceVersion: o.metadata.resourceVersion }, tableIncludeObject(s, target), s.ctx.now(), o);
   send(s, code, target, body);
 }
 
@@ -100,7 +108,7 @@ export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)
     return;
   }
   const body = target.as
-    ? convertForTarget(s.store, target, list.items, list.metadata, includeObjectParam(s), s.ctx.now(), list)
+    ? convertForTarget(s.store, target, list.items, list.metadata, tableIncludeObject(s, target), s.ctx.now(), list)
     : GenericStore.stripItemTypes(list);
   send(s, 200, target, body);
 }
@@ -131,8 +139,16 @@ export function writeError(res: Response, err: ApiError, warnings: string[] = []
   }
   writeWarnings(res, warnings);
   for (const [k, v] of Object.entries(err.headers())) res.setHeader(k, v);
-  const target = errorTarget(res);
-  res.status(err.code).setHeader('Content-Type', target.contentType).send(encodeBody(err.status, target.format, prettyOutput(res.req, target), undefined, cborOf(res)));
+  let target = errorTarget(res);
+  let bytes: Buffer;
+  try {
+    bytes = encodeBody(err.status, target.format, prettyOutput(res.req, target), undefined, cborOf(res));
+  } catch {
+    // The error path must always answer a Status: JSON, which any Status encodes to, when the negotiated encoder fails.
+    target = { format: 'json', contentType: 'application/json' };
+    bytes = encodeBody(err.status, 'json', false);
+  }
+  res.status(err.code).setHeader('Content-Type', target.contentType).send(bytes);
 }
 
 function cborOf(res: Response): CborSerializer | undefined {

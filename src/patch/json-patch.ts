@@ -7,6 +7,7 @@
  * `add` at the root is refused, a `test` for null passes on a missing key), and kube hides every
  * application failure behind one generic 422, so only success/failure must match.
  */
+import { equalJson, stringifyJson } from '../api/json-clone';
 import { JsonObject, deepClone, getOwn, hasOwn, isObject, jsonKind, setOwn } from './json-value';
 import { badRequest, genericUnprocessable, tooManyOperations, unmarshalTypeMessage } from './patch-errors';
 
@@ -154,17 +155,8 @@ function stringField(op: JsonObject, name: string): string {
   return typeof v === 'string' ? v : fail(`operation missing ${name} field`);
 }
 
-/** evanphx lazyNode.equal on decoded values (null only equals null). */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === null || b === null) return a === b;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return a === b;
-}
+/** evanphx lazyNode.equal on decoded values (null only equals null); iterative (any depth). */
+const jsonEqual = equalJson;
 
 interface ApplyState {
   root: Container;
@@ -210,7 +202,7 @@ function applyOne(st: ApplyState, rawOp: unknown): void {
       const from = target(stringField(op, 'from'));
       const val = getIn(from.con, from.key);
       const { con, key } = target(stringField(op, 'path'));
-      st.copied += val === null ? 0 : Buffer.byteLength(JSON.stringify(val));
+      st.copied += val === null ? 0 : Buffer.byteLength(stringifyJson(val));
       if (st.maxCopyBytes > 0 && st.copied > st.maxCopyBytes) fail('accumulated copy size exceeds the limit');
       return addIn(con, key, deepClone(val));
     }

@@ -12,15 +12,31 @@ export interface MergePatchOptions {
   fieldValidation?: FieldValidation;
 }
 
-/** evanphx pruneNulls: drops null members of objects, recursing through objects and arrays. */
+/**
+ * evanphx pruneNulls: drops null members of objects, through objects and arrays (nulls inside
+ * arrays stay). Returns a copy; iterative, so any depth.
+ */
 function pruneNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map((x) => (x === null ? null : pruneNulls(x)));
-  if (isObject(v)) {
-    const out: JsonObject = {};
-    for (const k of Object.keys(v)) if (v[k] !== null) setOwn(out, k, pruneNulls(v[k]));
-    return out;
+  if (typeof v !== 'object' || v === null) return v;
+  const shell = (x: object): object => (Array.isArray(x) ? [] : {});
+  const root = shell(v);
+  const stack: Array<[object, object]> = [[v, root]];
+  while (stack.length) {
+    const [src, dst] = stack.pop() as [object, object];
+    const copy = (x: unknown): unknown => {
+      if (typeof x !== 'object' || x === null) return x;
+      const c = shell(x);
+      stack.push([x, c]);
+      return c;
+    };
+    if (Array.isArray(src)) {
+      for (const x of src) (dst as unknown[]).push(x === null ? null : copy(x));
+    } else {
+      const o = src as JsonObject;
+      for (const k of Object.keys(o)) if (o[k] !== null) setOwn(dst as JsonObject, k, copy(o[k]));
+    }
   }
-  return v;
+  return root;
 }
 
 /** evanphx merge(): objects merge; a non-object current takes the patch with nulls pruned. */

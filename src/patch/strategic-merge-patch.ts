@@ -84,37 +84,56 @@ function extractKey(s: string, prefix: string): string {
   return s.slice(slash + 1);
 }
 
-/** removeDirectives: drops maps carrying `$patch` (and list items that are such maps). */
+const isDirectiveMap = (v: unknown): boolean => isObject(v) && hasOwn(v, DIRECTIVE);
+
+/**
+ * removeDirectives: drops maps carrying `$patch` (and list items that are such maps). Objects are
+ * changed in place, lists replaced by filtered copies; `keep` is false when `v` itself is such a
+ * map. Iterative (any depth).
+ */
 function removeDirectives(v: unknown): [unknown, boolean] {
-  if (isObject(v)) {
-    if (hasOwn(v, DIRECTIVE)) return [null, false];
-    for (const k of Object.keys(v)) {
-      const [nv, keep] = removeDirectives(v[k]);
-      if (keep) setOwn(v, k, nv);
-      else delete v[k];
+  if (isDirectiveMap(v)) return [null, false];
+  if (!isObject(v) && !Array.isArray(v)) return [v, true];
+  const root = Array.isArray(v) ? v.slice() : v;
+  const stack: Array<JsonObject | unknown[]> = [root];
+  const visit = (x: unknown): unknown => {
+    if (Array.isArray(x)) {
+      const copy = x.slice();
+      stack.push(copy);
+      return copy;
     }
-    return [v, true];
-  }
-  if (Array.isArray(v)) {
-    const out: unknown[] = [];
-    for (const x of v) {
-      const [nx, keep] = removeDirectives(x);
-      if (keep) out.push(nx);
+    if (isObject(x)) stack.push(x);
+    return x;
+  };
+  while (stack.length) {
+    const c = stack.pop() as JsonObject | unknown[];
+    if (Array.isArray(c)) {
+      let w = 0;
+      for (const x of c) if (!isDirectiveMap(x)) c[w++] = visit(x);
+      c.length = w;
+    } else {
+      for (const k of Object.keys(c)) {
+        if (isDirectiveMap(c[k])) delete c[k];
+        else setOwn(c, k, visit(c[k]));
+      }
     }
-    return [out, true];
   }
-  return [v, true];
+  return [root, true];
 }
 
-/** discardNullValuesFromPatch: deletes null members of every nested map. */
+/** discardNullValuesFromPatch: deletes null members of every nested map. Iterative (any depth). */
 function discardNulls(v: unknown): void {
-  if (isObject(v)) {
-    for (const k of Object.keys(v)) {
-      if (v[k] === null) delete v[k];
-      else discardNulls(v[k]);
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (isObject(x)) {
+      for (const k of Object.keys(x)) {
+        if (x[k] === null) delete x[k];
+        else stack.push(x[k]);
+      }
+    } else if (Array.isArray(x)) {
+      for (const y of x) stack.push(y);
     }
-  } else if (Array.isArray(v)) {
-    for (const x of v) discardNulls(x);
   }
 }
 

@@ -24,6 +24,7 @@ import {
   cloneJson,
 } from '../api';
 import { generateName } from '../api/names';
+import { yieldIfBusy } from '../api/turns';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta-validation';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission';
 import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
@@ -163,8 +164,10 @@ export class GenericStore {
   async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
     this.beforeCreate(ctx, obj);
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
+    await yieldIfBusy(ctx);
     this.validateCreate(ctx, obj);
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
+    await yieldIfBusy(ctx);
     const generated = !!obj.metadata.generateName && !obj.metadata.name;
     for (let attempt = 1; ; attempt++) {
       if (generated && attempt > 1) {
@@ -211,17 +214,22 @@ export class GenericStore {
             const obj = await updated(null);
             this.beforeCreate(ctx, obj);
             await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
+            await yieldIfBusy(ctx);
             this.validateCreate(ctx, obj);
             await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
+            await yieldIfBusy(ctx);
             delete obj.metadata.resourceVersion;
             return obj;
           }
+          await yieldIfBusy(ctx);
           const obj = await updated(cloneJson(current));
           this.checkResourceVersion(obj, current, strategy);
           this.beforeUpdate(ctx, obj, current, strategy);
           await this.deps.admission.admit(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
+          await yieldIfBusy(ctx);
           this.validateUpdate(ctx, obj, current, strategy);
           await this.deps.admission.validate(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
+          await yieldIfBusy(ctx);
           return obj;
         },
       });

@@ -45,14 +45,24 @@ export interface ApiServerOptions {
   featureGates?: FeatureGates;
   /** Full quota usage recalculation period (kube: --resource-quota-sync-period, default 5m). */
   resourceQuotaSyncPeriodMs?: number;
-  /** A watch whose unsent backlog passes this many bytes is disconnected (default 16 MiB). */
+  /** A watch whose unsent backlog passes this many bytes is disconnected (default 1 MiB). */
   watchBufferBytes?: number;
+  /** Server-wide bound on the bytes all watches hold unsent; past it the largest backlogs are disconnected (default 256 MiB). */
+  watchBudgetBytes?: number;
+  /** How long an HTTP/2 session whose stream was reset for backlog may send nothing before it is destroyed (default 5 s). */
+  watchStuckSessionMs?: number;
   /** `--event-ttl` in seconds (default 3600): how long an event lives after its last write. */
   eventTtlSeconds?: number;
   /** `--http2-max-streams-per-connection` (kube-apiserver's default 1000; 0 = kube's fallback, 100). */
   http2MaxStreamsPerConnection?: number;
   /** `--disable-http2-serving`: serve HTTP/1.1 only (default false: ALPN offers h2 and http/1.1). */
   disableHttp2?: boolean;
+  /** HTTP/1.1 ReadHeaderTimeout (default kube's 32 s; tests shorten it). Also the TLS handshake deadline. */
+  readHeaderTimeoutMs?: number;
+  /** HTTP/1.1: time for a whole request, body included, to arrive (default 60 s, kube's --request-timeout; 0 = none). */
+  requestReadTimeoutMs?: number;
+  /** Idle keep-alive / HTTP/2 connection timeout (default kube's 90 s). */
+  idleTimeoutMs?: number;
 }
 
 /** kube-apiserver's --http2-max-streams-per-connection default (apiserver options/recommended.go). */
@@ -67,6 +77,8 @@ export class ApiServer {
   private readonly shutdown = new AbortController();
   /** Watches still writing; stop() lets them finish before closing connections. */
   private readonly streams = new Set<Promise<void>>();
+  /** Every watch's frame queue: per-turn writes and the server-wide account of unsent watch bytes. */
+  readonly watchFrames: WatchFrameFlusher;
   private readonly namespaceController: NamespaceController;
   private readonly quotaController: QuotaController;
 
@@ -140,7 +152,7 @@ export class ApiServer {
         protobuf,
         cbor,
         encodings: new EncodingCache(),
-        watchFrames: new WatchFrameFlusher(),
+        watchFrames: (this.watchFrames = new WatchFrameFlusher({ budgetBytes: opts.watchBudgetBytes, stuckSessionMs: opts.watchStuckSessionMs })),
         applyTypes: new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined),
         watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
         streams: this.streams,
@@ -161,6 +173,10 @@ export class ApiServer {
         tls: this.opts.tls,
         http2MaxStreamsPerConnection: this.opts.http2MaxStreamsPerConnection ?? defaultHttp2MaxStreamsPerConnection,
         disableHttp2: this.opts.disableHttp2 ?? false,
+        readHeaderTimeoutMs: this.opts.readHeaderTimeoutMs,
+        requestReadTimeoutMs: this.opts.requestReadTimeoutMs,
+        idleTimeoutMs: this.opts.idleTimeoutMs,
+        log: this.opts.logger,
       },
       dualProtocolListener(this.app),
     );

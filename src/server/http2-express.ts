@@ -7,8 +7,9 @@
  * headers, the stream) and breaks. Here the same Express prototypes are rebuilt over
  * http2.Http2ServerRequest / Http2ServerResponse (Express's own property descriptors copied onto an
  * object whose prototype is the HTTP/2 one), and HTTP/2 requests go through the very same app (the
- * same router, middleware and their state) with those prototypes swapped in instead. HTTP/1.x
- * requests take Express's ordinary path.
+ * same router, middleware and their state) with those prototypes swapped in instead. HTTP/1.1
+ * requests take Express's ordinary path; an HTTP/1 request line naming another major version is
+ * answered 505 as Go answers it.
  *
  * What our handlers use of a response and Http2ServerResponse already has: flushHeaders(),
  * writableLength (the stream's unsent bytes, held back by HTTP/2 flow control included — the watch
@@ -21,6 +22,7 @@
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import { reply400MissingHost, reply505, replyAndClose } from './http2-serving';
 
 /** A request listener for http2.createSecureServer({ allowHTTP1: true }). */
 export type DualProtocolListener = (
@@ -78,8 +80,14 @@ export function dualProtocolListener(app: Express): DualProtocolListener {
   }) as Express;
   const handle = (app as unknown as { handle(this: Express, req: unknown, res: unknown): void }).handle;
   return (req, res) => {
-    if (req.httpVersionMajor === 2) handle.call(h2App, req, res);
-    else app(req as IncomingMessage, res as ServerResponse);
+    // By the request's class, never by the version it claims: an HTTP/1.1 connection may send
+    // `GET / HTTP/2.0`, and HTTP/2 prototypes over HTTP/1 objects throw outside any handler.
+    if (req instanceof http2.Http2ServerRequest) handle.call(h2App, req, res);
+    // Go's http1ServerSupportsRequest: an HTTP/1 request line must say HTTP/1.x (kube-limits §3).
+    else if (req.httpVersionMajor !== 1) replyAndClose(req.socket, reply505);
+    // Go: HTTP/1.1 requires Host (HTTP/1.0 may omit it).
+    else if (req.httpVersionMinor >= 1 && req.headers.host === undefined) replyAndClose(req.socket, reply400MissingHost);
+    else app(req, res as ServerResponse);
   };
 }
 

@@ -3,13 +3,22 @@
  * ALPN offers h2 and http/1.1 (http/1.1 only with --disable-http2-serving), HTTP/2 with kube's
  * settings, idle connections closed after 90 s, and a graceful close that sends every HTTP/2
  * session a GOAWAY and ends HTTP/1.1 connections.
+ *
+ * Hostile input is contained here, as Go's net/http contains it per connection: a request line or
+ * header block Node's HTTP/1 parser rejects is answered with Go's own plain-text bytes (431, 505,
+ * 400) or, for an unknown method, kube's 405 Status, then the connection is closed; timeouts close
+ * without a byte; a fault in one request answers 500 or ends that connection only. Every socket,
+ * session and stream has an 'error' listener.
  */
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import type { RequestListener } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { RequestListener, ServerResponse } from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { errors } from '../api';
 import type { DualProtocolListener } from './http2-express';
 
 /** kube's resourceBody99Percentile: HTTP/2 per-stream receive window and max frame size (256 KiB). */
@@ -18,8 +27,94 @@ export const http2StreamWindowBytes = 256 * 1024;
 export const http2DefaultMaxStreams = 100;
 /** kube's IdleTimeout, HTTP/2 and HTTP/1.1 alike ("matches http.DefaultTransport keep-alive timeout"). */
 export const defaultIdleTimeoutMs = 90_000;
-/** kube's http.Server MaxHeaderBytes (1 MiB), advertised as HTTP/2's max header list size. */
-const maxHeaderBytes = 1 << 20;
+/** kube's ReadHeaderTimeout (32 s, "just shy of" the 34 s create/update cap); also Go's TLS handshake deadline. */
+export const defaultReadHeaderTimeoutMs = 32_000;
+/**
+ * How long an HTTP/1.1 request (headers and body) may take to arrive. kube sets no ReadTimeout, but
+ * its timeout filter (--request-timeout, 60 s) ends any non-long-running request still reading its
+ * body by then; Node's own default (300 s) would let a trickled body hold a connection five times
+ * as long. A watch's request (no body) arrives at once, so this never ends a watch.
+ */
+export const defaultRequestReadTimeoutMs = 60_000;
+/** kube's http.Server MaxHeaderBytes (1 MiB). */
+export const maxHeaderBytes = 1 << 20;
+/** Go reads MaxHeaderBytes + 4096 bytes of request line and headers before giving up (initialReadLimitSize). */
+export const http1HeaderReadLimit = maxHeaderBytes + 4096;
+/** x/net's SETTINGS_MAX_HEADER_LIST_SIZE derived from MaxHeaderBytes: + 10 × 32 bytes of HPACK overhead. */
+export const http2MaxHeaderListSize = maxHeaderBytes + 10 * 32;
+/** Go's rstAvoidanceDelay: after a closing answer, FIN, keep reading this long, then close. */
+const lingerMs = 500;
+
+/** Go's listen backlog on Linux: /proc/sys/net/core/somaxconn, read once; 128 (SOMAXCONN) if unreadable or 0. */
+let backlogCache: number | undefined;
+export function listenBacklog(): number {
+  if (backlogCache === undefined) {
+    let n = 0;
+    try {
+      n = Number.parseInt(readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim(), 10);
+    } catch {
+      n = 0;
+    }
+    backlogCache = Number.isFinite(n) && n > 0 ? n : 128;
+  }
+  return backlogCache;
+}
+
+/** Where the serving layer reports faults (winston's Logger fits). */
+export interface ServingLog {
+  error(message: string, meta?: object): unknown;
+  debug(message: string, meta?: object): unknown;
+}
+
+const silentLog: ServingLog = { error: () => undefined, debug: () => undefined };
+
+/** Go's raw answer to a request it cannot parse (net/http conn.serve): plain text, no Content-Length, then close. */
+export function goPlainTextReply(statusLine: string, body: string): Buffer {
+  return Buffer.from(`HTTP/1.1 ${statusLine}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`, 'latin1');
+}
+/** Past MaxHeaderBytes (Go's errTooLarge branch). */
+export const reply431 = goPlainTextReply('431 Request Header Fields Too Large', '431 Request Header Fields Too Large');
+/** An HTTP/1 request whose major version is not 1 (kube-limits §3). */
+export const reply505 = goStatusError(505, 'HTTP Version Not Supported', 'unsupported protocol version');
+/** Go's statusError format (conn.serve): the reason phrase and the body both carry the text. */
+function goStatusError(code: number, statusText: string, text: string): Buffer {
+  return goPlainTextReply(`${code} ${statusText}: ${text}`, `${code} ${statusText}: ${text}`);
+}
+/** An HTTP/1.1 request without a Host header. */
+export const reply400MissingHost = goStatusError(400, 'Bad Request', 'missing required Host header');
+/** Any other parse failure. */
+export const reply400 = goPlainTextReply('400 Bad Request', '400 Bad Request');
+
+/**
+ * kube's 405 Status for a method no route has (go-restful's 405 replaced by serviceErrorHandler),
+ * as a whole raw response closing the connection: Node's HTTP/1 parser rejects unknown methods before
+ * any handler exists.
+ */
+export function reply405(): Buffer {
+  const body =
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}\n';
+  return Buffer.from(
+    `HTTP/1.1 405 Method Not Allowed\r\nAudit-Id: ${randomUUID()}\r\nContent-Type: application/json\r\nDate: ${new Date().toUTCString()}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    'latin1',
+  );
+}
+
+/**
+ * Writes `bytes` (if any) and closes as Go's closeWriteAndWait does: FIN, then whatever the client
+ * still sends is read and dropped for up to 500 ms, then the socket is destroyed — closing at once
+ * with unread input would reset the connection and the client could lose the answer.
+ */
+export function replyAndClose(socket: Socket, bytes?: Buffer): void {
+  if (socket.destroyed) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (bytes) socket.end(bytes);
+  else socket.end();
+  setTimeout(() => socket.destroy(), lingerMs).unref();
+}
 
 /** Options of {@link SecureServer}. */
 export interface SecureServingOptions {
@@ -30,6 +125,16 @@ export interface SecureServingOptions {
   disableHttp2: boolean;
   /** Idle connection timeout (default kube's 90 s; tests shorten it). */
   idleTimeoutMs?: number;
+  /** HTTP/1.1: time for a request's line and headers to arrive (Go's ReadHeaderTimeout, default 32 s). */
+  readHeaderTimeoutMs?: number;
+  /** HTTP/1.1: time for a whole request, body included, to arrive (default 60 s; 0 = none, as Go's ReadTimeout unset). */
+  requestReadTimeoutMs?: number;
+  /** TLS handshake deadline (Go: the read-header timeout, 32 s). */
+  tlsHandshakeTimeoutMs?: number;
+  /** listen() backlog (default: somaxconn, as Go). */
+  backlog?: number;
+  /** Faults (logged with their stack) and dropped connections (debug). */
+  log?: ServingLog;
 }
 
 /** The HTTP/2 settings kube's server advertises, and its connection-level receive window. */
@@ -47,10 +152,47 @@ export function http2Tuning(maxStreamsFlag: number): Http2Tuning {
       maxConcurrentStreams,
       initialWindowSize: http2StreamWindowBytes,
       maxFrameSize: http2StreamWindowBytes,
-      maxHeaderListSize: maxHeaderBytes,
+      maxHeaderListSize: http2MaxHeaderListSize,
     },
     connectionWindowBytes: http2StreamWindowBytes * maxConcurrentStreams,
   };
+}
+
+/**
+ * The HTTP/1 settings Node's HTTP/1 connection listener reads off the server object — an
+ * Http2SecureServer's too, for its allowHTTP1 connections, though its types do not say so.
+ */
+type Http1Knobs = https.Server & { maxHeaderSize?: number; connectionsCheckingInterval: number };
+
+/** Node's HTTP/1 parser error: the code and the bytes it choked on. */
+type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer };
+
+/** A request line that is well formed apart from its method or version (token SP target SP HTTP/d.d). */
+const requestLine = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/(\d)\.(\d)\r?\n/;
+
+/**
+ * Go's answer to what Node's HTTP/1 parser (llhttp) rejects before any handler runs, or undefined
+ * to close without a byte (timeouts, resets: Go's bare network errors).
+ */
+export function http1ParseErrorReply(err: ClientError): Buffer | undefined {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return reply431;
+    case 'HPE_INVALID_METHOD': {
+      // Go parses any token as a method; kube routes it to a 405. A line that is not HTTP at all is Go's 400.
+      const m = requestLine.exec(err.rawPacket?.toString('latin1') ?? '');
+      if (!m) return reply400;
+      return m[3] === '1' ? reply405() : reply505;
+    }
+    case 'HPE_INVALID_VERSION': {
+      const m = requestLine.exec(err.rawPacket?.toString('latin1') ?? '');
+      return m && m[3] !== '1' ? reply505 : reply400;
+    }
+    default:
+      // ECONNRESET, EPIPE, ERR_HTTP_REQUEST_TIMEOUT (Go's ReadHeaderTimeout: no reply), …
+      if (typeof err.code === 'string' && err.code.startsWith('HPE_')) return reply400;
+      return undefined;
+  }
 }
 
 /**
@@ -62,29 +204,123 @@ export class SecureServer {
   private readonly server: http2.Http2SecureServer | https.Server;
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
+  private readonly log: ServingLog;
+  private readonly backlog: number;
 
   constructor(opts: SecureServingOptions, listener: DualProtocolListener) {
-    const tls = { cert: opts.tls.cert, key: opts.tls.key };
+    this.log = opts.log ?? silentLog;
+    this.backlog = opts.backlog ?? listenBacklog();
     const idleMs = opts.idleTimeoutMs ?? defaultIdleTimeoutMs;
+    const headerMs = opts.readHeaderTimeoutMs ?? defaultReadHeaderTimeoutMs;
+    const requestMs = opts.requestReadTimeoutMs ?? defaultRequestReadTimeoutMs;
+    const tls = {
+      cert: opts.tls.cert,
+      key: opts.tls.key,
+      // Go: the minimum positive of ReadHeaderTimeout/ReadTimeout/WriteTimeout, i.e. 32 s.
+      handshakeTimeout: opts.tlsHandshakeTimeoutMs ?? headerMs,
+    };
+    const contained = this.contain(listener);
     if (opts.disableHttp2) {
-      this.server = https.createServer({ ...tls, ALPNProtocols: ['http/1.1'] }, listener as RequestListener);
+      this.server = https.createServer({ ...tls, ALPNProtocols: ['http/1.1'] }, contained as RequestListener);
     } else {
       const tuning = http2Tuning(opts.http2MaxStreamsPerConnection);
-      const server = http2.createSecureServer({ ...tls, allowHTTP1: true, settings: tuning.settings }, listener);
+      const server = http2.createSecureServer(
+        {
+          ...tls,
+          allowHTTP1: true,
+          settings: tuning.settings,
+          // Each header field costs at least 32 bytes (HPACK), so the list size bounds the count; Node's
+          // default (128 fields) would reset streams Go serves.
+          maxHeaderListPairs: Math.floor(http2MaxHeaderListSize / 32),
+          // Room for a full header block (and its HPACK state) on top of Node's 10 MB default.
+          maxSessionMemory: 32,
+        },
+        contained,
+      );
       server.on('session', (session) => this.trackSession(session, tuning.connectionWindowBytes, idleMs));
+      // Node reports these here as well as on the session/stream (which have listeners, below).
+      server.on('sessionError', (e: Error) => this.log.debug('http2 session error', { error: e.message }));
+      server.on('streamError' as 'sessionError', (e: Error) => this.log.debug('http2 stream error', { error: e.message }));
       this.server = server;
     }
-    // Go's IdleTimeout applies to HTTP/1.1 keep-alive connections too.
-    (this.server as https.Server).keepAliveTimeout = idleMs;
+    this.configureHttp1(this.server as unknown as Http1Knobs, idleMs, headerMs, requestMs);
+    this.server.on('tlsClientError', (e: Error) => this.log.debug('TLS handshake failed', { error: e.message }));
     this.server.on('secureConnection', (socket: TLSSocket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
+      socket.on('error', (e: Error) => this.log.debug('connection error', { error: e.message }));
+      if (socket.alpnProtocol !== 'h2') lingerOnClose(socket);
     });
+  }
+
+  /**
+   * The HTTP/1.1 side (Node reads these from the server object for allowHTTP1 connections too):
+   * kube's 1 MiB header limit, Go's timeouts, and Go's answers to what the parser rejects.
+   */
+  private configureHttp1(server: Http1Knobs, idleMs: number, headerMs: number, requestMs: number): void {
+    // Read by Node's HTTP/1 connection listener per connection; Http2SecureServer never sets it itself.
+    server.maxHeaderSize = http1HeaderReadLimit;
+    // Go has no header count limit (the byte limit bounds it); Node's default 2000 drops the rest silently.
+    server.maxHeadersCount = 0;
+    // Go's IdleTimeout applies to HTTP/1.1 keep-alive connections too.
+    server.keepAliveTimeout = idleMs;
+    server.headersTimeout = headerMs;
+    server.requestTimeout = requestMs > 0 ? Math.max(requestMs, headerMs) : 0;
+    // Node checks these deadlines on an interval (default 30 s, which made 60 s hold for ~75 s).
+    server.connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(headerMs / 4)));
+    server.on('clientError', (err: ClientError, socket: Socket) => this.onClientError(err, socket));
+  }
+
+  /**
+   * Node's HTTP/1 parser failed, a deadline passed, or the socket failed. Answered as Go does, once
+   * per connection (Node reports every later chunk of a failed connection again).
+   */
+  private onClientError(err: ClientError, socket: Socket): void {
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+    const reply = inFlight && inFlight.headersSent ? undefined : http1ParseErrorReply(err);
+    if (reply) this.log.debug('rejected HTTP/1 request', { code: err.code });
+    if (!reply) {
+      socket.destroy();
+      return;
+    }
+    replyAndClose(socket, reply);
+  }
+
+  /**
+   * The listener, contained: a throw from it (the protocol adapters, Express's dispatch) answers that
+   * request 500 — or, once the answer has started, ends its connection — and is logged with its stack.
+   */
+  private contain(listener: DualProtocolListener): DualProtocolListener {
+    return (req, res) => {
+      try {
+        listener(req, res);
+      } catch (e) {
+        this.fault(e, res);
+      }
+    };
+  }
+
+  /** A bug surfaced while serving one request: logged, and that request alone answered 500 or cut. */
+  fault(e: unknown, res: ServerResponse | http2.Http2ServerResponse): void {
+    this.log.error('unhandled error while serving a request', { error: (e as Error)?.stack ?? String(e) });
+    try {
+      if (res.headersSent || res.writableEnded) throw e;
+      const body = JSON.stringify(errors.internal(e).status);
+      res.statusCode = 500;
+      res.setHeader('Content-Type', 'application/json');
+      res.setHeader('Content-Length', Buffer.byteLength(body) + 1);
+      res.end(`${body}\n`);
+    } catch {
+      if (res instanceof http2.Http2ServerResponse) res.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+      else res.socket?.destroy();
+    }
   }
 
   /** Listens; resolves with the bound address, rejects with the listen error (EADDRINUSE…). */
   async listen(port: number, host: string): Promise<AddressInfo> {
-    this.server.listen(port, host);
+    this.server.listen({ port, host, backlog: this.backlog });
     await Promise.race([
       once(this.server, 'listening'),
       once(this.server, 'error').then(([e]) => {
@@ -120,6 +356,11 @@ export class SecureServer {
   private trackSession(session: http2.ServerHttp2Session, windowBytes: number, idleMs: number): void {
     this.sessions.add(session);
     session.once('close', () => this.sessions.delete(session));
+    // A session or stream 'error' without a listener would be thrown: log it, the session/stream is gone.
+    session.on('error', (e: Error) => this.log.debug('http2 session error', { error: e.message }));
+    session.on('stream', (stream: http2.ServerHttp2Stream) => {
+      stream.on('error', (e: Error) => this.log.debug('http2 stream error', { error: e.message }));
+    });
     if (!session.destroyed) session.setLocalWindowSize(windowBytes);
     let open = 0;
     let idle: NodeJS.Timeout | undefined;
@@ -137,4 +378,19 @@ export class SecureServer {
     session.once('close', () => clearTimeout(idle));
     arm();
   }
+}
+
+/** HTTP/1 sockets already answered after a parse failure. */
+const answered = new WeakSet<Socket>();
+
+/**
+ * Node ends a `Connection: close` HTTP/1 response with socket.destroySoon(): FIN and, once written,
+ * close — resetting the connection if the client is still sending (a body after an early 413), so
+ * that it may lose the answer. Go's closeWriteAndWait instead keeps reading (and dropping) for
+ * 500 ms; so does this. The socket closes at once if the client closes its side first.
+ */
+function lingerOnClose(socket: TLSSocket): void {
+  (socket as TLSSocket & { destroySoon(): void }).destroySoon = function destroySoon(this: TLSSocket) {
+    replyAndClose(this);
+  };
 }

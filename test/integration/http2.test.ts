@@ -127,10 +127,11 @@ test('a watch over HTTP/2 receives its events, next to other requests on the sam
   stream.close();
 });
 
-test('an HTTP/2 watcher that stops reading is cut off once its backlog passes the bound; the connection lives on', async () => {
+test('an HTTP/2 watcher that stops reading is cut off (stream reset) once its backlog passes the bound; the connection lives on', async () => {
   const rv = (await h2.request('GET', `/api/v1/namespaces/${ns}/secrets`)).json().metadata.resourceVersion;
   const { stream, status } = await h2.stream(`/api/v1/namespaces/${ns}/secrets?watch=1&timeoutSeconds=60&resourceVersion=${rv}`);
   expect(status).toBe(200);
+  const closed = new Promise<number>((resolve) => stream.once('close', () => resolve(stream.rstCode ?? 0)));
   stream.pause();
   // 24 secrets of ~700 KiB: ~22 MiB of events, far past the 1 MiB bound plus the 4 MiB stream window.
   const value = Buffer.alloc(700 * 1024, 7).toString('base64');
@@ -141,8 +142,8 @@ test('an HTTP/2 watcher that stops reading is cut off once its backlog passes th
   }
   const w = eventsOf(stream);
   stream.resume();
-  expect(await w.ended).toBe('end');
-  expect(w.events.length).toBeGreaterThan(0);
+  expect(await closed).toBe(8); // RST_STREAM CANCEL: the queued DATA was dropped
+  // Node's client drops what it had buffered for a reset stream; whatever was read is a prefix.
   expect(w.events.length).toBeLessThan(writes);
   w.events.forEach((e, i) => expect([e.type, e.object.metadata.name]).toEqual(['ADDED', `big-${i}`]));
   const list = (await h2.request('GET', `/api/v1/namespaces/${ns}/secrets?limit=500`)).json();

@@ -1,6 +1,7 @@
 /**
- * A watcher that stops reading is cut off once its unsent backlog passes the server's bound: the
- * stream ends cleanly (the client relists) and the server never buffers without limit.
+ * A watcher that stops reading is cut off once its unsent backlog passes the server's bound: its
+ * connection is closed (the client re-watches) and the server never buffers without limit.
+ * More in stuck-watchers.test.ts.
  */
 import https from 'node:https';
 import { startTestEtcd, TestEtcd } from '../support/etcd';
@@ -20,7 +21,7 @@ afterAll(async () => {
   await etcd?.stop();
 });
 
-test('a watch whose client does not read is ended once its backlog passes the bound; everything sent before is intact', async () => {
+test('a watch whose client does not read is cut off once its backlog passes the bound; everything sent before is intact', async () => {
   const rv = (await srv.request('GET', '/api/v1/namespaces/bp/secrets')).json().metadata.resourceVersion;
   const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
     const req = https.request(
@@ -47,8 +48,13 @@ test('a watch whose client does not read is ended once its backlog passes the bo
   res.setEncoding('utf8');
   res.on('data', (d: string) => (text += d));
   res.resume();
-  await new Promise<void>((resolve) => res.on('end', () => resolve()));
-  const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
+  // The server destroyed the socket: the body stops short of its last chunk.
+  expect(await new Promise<string>((resolve) => {
+    res.on('end', () => resolve('end'));
+    res.on('aborted', () => resolve('aborted'));
+  })).toBe('aborted');
+  // Whole lines only: the cut may fall inside an event.
+  const events = text.split('\n').slice(0, -1).map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
   expect(events.length).toBeGreaterThan(0);
   expect(events.length).toBeLessThan(writes);
   events.forEach((e, i) => expect([e.type, e.object.metadata.name]).toEqual(['ADDED', `big-${i}`]));

@@ -59,8 +59,11 @@ export interface TestServerOptions {
   port?: number;
   certDir?: string;
   token?: string;
-  /** The watch back-pressure bound (default 16 MiB). */
+  /** The watch back-pressure bound (default 1 MiB). */
   watchBufferBytes?: number;
+  /** The server-wide budget of unsent watch bytes (default 256 MiB) and the stuck HTTP/2 session delay (default 5 s). */
+  watchBudgetBytes?: number;
+  watchStuckSessionMs?: number;
   /** --event-ttl in seconds (default 3600). */
   eventTtlSeconds?: number;
   /** --feature-gates, e.g. { AllowUnsafeMalformedObjectDeletion: true }. */
@@ -94,6 +97,8 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     bindAddress: '127.0.0.1',
     securePort: opts.port ?? 0,
     watchBufferBytes: opts.watchBufferBytes,
+    watchBudgetBytes: opts.watchBudgetBytes,
+    watchStuckSessionMs: opts.watchStuckSessionMs,
     eventTtlSeconds: opts.eventTtlSeconds,
     featureGates,
     authorizer: opts.authorizer,

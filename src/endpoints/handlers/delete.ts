@@ -5,7 +5,7 @@ import type { DeleteOptions } from '../../registry';
 import { readBody } from '../body';
 import { decodeBody } from '../codec';
 import { requestBodyFormat } from '../negotiation';
-import { negotiate, writeList, writeObject } from '../responses';
+import { checkResponseOptions, negotiate, writeList, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { listQuery, parseIntParam } from './read';
 import { queryBool } from '../query-bool';
@@ -107,6 +107,7 @@ async function authorizeUnsafeDelete(s: HandlerScope, authorizer: Authorizer): P
 export async function deleteHandler(s: HandlerScope): Promise<void> {
   const target = negotiate(s);
   const opts = await deleteOptions(s);
+  checkResponseOptions(s, target);
   s.ctx.dryRun = opts.dryRun;
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential && s.unsafeDelete) {
     if (s.info.subresource) {
@@ -129,6 +130,7 @@ export async function deleteCollectionHandler(s: HandlerScope): Promise<void> {
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
     throw errors.invalid(deleteOptionsGK, '', [fieldErrors.invalid(ignoreReadError, true, 'is not allowed with DELETECOLLECTION, try again after removing the option')]);
   }
+  checkResponseOptions(s, target);
   s.ctx.dryRun = opts.dryRun;
   const list = await s.store.deleteCollection(s.ctx, listQuery(s), opts);
   writeList(s, list, target);

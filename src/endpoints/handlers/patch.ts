@@ -1,11 +1,11 @@
 /** PATCH by Content-Type: JSON patch, merge patch, strategic merge patch, and server-side apply. */
-import * as yaml from 'js-yaml';
-import { KubeObject, errors, fieldErrors, isObject } from '../../api';
+import { JsonDepthError, KubeObject, errors, fieldErrors, isObject, parseJsonBounded, startTurns, yieldIfBusy } from '../../api';
 import { applyPatch, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
-import { negotiate, writeObject } from '../responses';
+import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { yamlUnmarshalErrors, yamlWithDuplicates } from '../duplicate-fields';
+import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, parseDryRun, parseFieldValidation } from './write-options';
 
@@ -22,7 +22,20 @@ function checkName(s: HandlerScope, obj: KubeObject): void {
   }
 }
 
+/**
+ * A patch body nested past Go's 10000 levels, as kube words it (handlers/patch.go): JSON and merge
+ * patch bodies are strictly decoded first under Warn/Strict (`error decoding patch: <err>`);
+ * under Ignore a JSON patch fails in jsonpatch.DecodePatch (the bare error) and a merge patch in
+ * evanphx MergePatch (ErrBadJSONPatch); a strategic merge patch body fails its map decode (bare).
+ */
+function patchDepthError(type: string, validation: string, message: string) {
+  if (type === 'application/strategic-merge-patch+json') return errors.badRequest(message);
+  if (validation !== 'Ignore') return errors.badRequest(`error decoding patch: ${message}`);
+  return errors.badRequest(type === 'application/merge-patch+json' ? 'Invalid JSON Patch' : message);
+}
+
 export async function patchHandler(s: HandlerScope): Promise<void> {
+  startTurns(s.ctx);
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'PatchOptions');
   // kube has no CBOR form of the non-apply patch kinds; apply-patch+cbor is not served yet either.
@@ -38,28 +51,36 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     let duplicates: string[];
     try {
       // A repeated key is no decode error (the last wins); strict decoding reports it below.
-      ({ value: config, duplicates } = yamlWithDuplicates(raw, (text, json) => yaml.load(text, { schema: yaml.JSON_SCHEMA, json })));
+      ({ value: config, duplicates } = yamlWithDuplicates(raw));
     } catch (e) {
-      throw errors.badRequest(`error decoding YAML: ${(e as Error).message.split('\n')[0]}`);
+      // kube's applyPatcher: sigs.k8s.io/yaml Unmarshal's error, wrapped.
+      if (e instanceof YamlError) throw errors.badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
+      throw e;
     }
     if (!isObject(config)) throw errors.badRequest('error decoding YAML: the apply configuration must be an object');
+    checkResponseOptions(s, target);
+    await yieldIfBusy(s.ctx);
     // An apply creates the object when it does not exist (never through a subresource).
     const r = await s.store.update(
       s.ctx,
       s.info.name,
-      (current) => {
+      async (current) => {
         const applied = serverSideApply(s, current, config as Record<string, unknown>);
+        await yieldIfBusy(s.ctx);
         // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
         if (duplicates.length && validation === 'Strict') {
           throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
         }
-        if (validation === 'Warn') s.ctx.warnings.push(...duplicates);
+        // One by one: a body may repeat hundreds of thousands of keys (spread arguments would overflow the stack).
+        if (validation === 'Warn') for (const d of duplicates) s.ctx.warnings.push(d);
         const obj = admitObject(s, applied, validation);
         checkName(s, obj);
+        await yieldIfBusy(s.ctx);
         return obj;
       },
       { subresource, create: 'always' },
     );
+    await yieldIfBusy(s.ctx);
     writeObject(s, r.created ? 201 : 200, r.object, target);
     return;
   }
@@ -71,21 +92,27 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   }
   let patch: unknown;
   try {
-    patch = JSON.parse(raw);
+    patch = parseJsonBounded(raw);
   } catch (e) {
+    if (e instanceof JsonDepthError) throw patchDepthError(type, validation, e.message);
     throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
   }
+  checkResponseOptions(s, target);
+  await yieldIfBusy(s.ctx);
   const r = await s.store.update(
     s.ctx,
     s.info.name,
-    (current) => {
+    async (current) => {
       if (!current) throw errors.notFound(s.store.gr, s.info.name);
       const patched = applyPatch(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
+      await yieldIfBusy(s.ctx);
       const obj = admitObject(s, patched, validation);
       checkName(s, obj);
+      await yieldIfBusy(s.ctx);
       return trackUpdate(s, current, obj);
     },
     { subresource, create: 'never' },
   );
+  await yieldIfBusy(s.ctx);
   writeObject(s, 200, r.object, target);
 }

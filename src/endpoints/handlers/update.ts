@@ -1,11 +1,12 @@
 /** PUT of an object (or of its status/finalize subresource). */
-import { errors, cloneJson } from '../../api';
-import { negotiate, writeObject } from '../responses';
+import { errors, cloneJson, startTurns, yieldIfBusy } from '../../api';
+import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { trackUpdate, validateManagerParam } from './field-manager';
 import { parseDryRun, readObjectBody } from './write-options';
 
 export async function updateHandler(s: HandlerScope): Promise<void> {
+  startTurns(s.ctx);
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'UpdateOptions');
   validateManagerParam(s, 'UpdateOptions');
@@ -14,8 +15,16 @@ export async function updateHandler(s: HandlerScope): Promise<void> {
   if (bodyName !== s.info.name) {
     throw errors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${s.info.name})`);
   }
-  const r = await s.store.update(s.ctx, s.info.name, (current) => trackUpdate(s, current, cloneJson(obj)), {
-    subresource: s.info.subresource || undefined,
-  });
+  checkResponseOptions(s, target);
+  const r = await s.store.update(
+    s.ctx,
+    s.info.name,
+    async (current) => {
+      await yieldIfBusy(s.ctx);
+      return trackUpdate(s, current, cloneJson(obj));
+    },
+    { subresource: s.info.subresource || undefined },
+  );
+  await yieldIfBusy(s.ctx);
   writeObject(s, r.created ? 201 : 200, r.object, target);
 }

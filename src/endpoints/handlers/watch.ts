@@ -2,8 +2,12 @@
  * Watch: a chunked stream of one JSON document per event (or length-prefixed protobuf WatchEvents,
  * or a CBOR sequence).
  * Errors before the stream starts are ordinary HTTP errors; after it they arrive as an ERROR event
- * and the stream ends. A client that cannot keep up is disconnected (it relists), so a slow reader
- * never makes the server buffer without bound.
+ * and the stream ends. A client that cannot keep up is disconnected, so a slow reader never makes
+ * the server buffer without bound: past watchBufferBytes unsent (or when the server-wide budget of
+ * WatchFrameFlusher is spent and its backlog is among the largest) its connection is closed — the
+ * HTTP/1.1 socket destroyed, the HTTP/2 stream reset — and what was queued for it is dropped. As
+ * when kube's cacher terminates a blocked watcher, no ERROR event is sent; the client re-watches
+ * from its last resourceVersion.
  */
 import { randomInt } from 'node:crypto';
 import { KubeObject, errors } from '../../api';
@@ -20,8 +24,12 @@ function defaultTimeoutSeconds(): number {
   return 1800 + randomInt(1800);
 }
 
-/** Bytes a watch response may have queued in the socket before the watcher is cut off (default). */
-export const defaultWatchBufferBytes = 16 * 1024 * 1024;
+/**
+ * Bytes a watch response may hold unsent (queued for it and in its connection) before the watcher
+ * is cut off (default). kube bounds a watcher by events (2 × chanSize, 10 to 1000); 1 MiB keeps a
+ * stuck watcher's cost near 2 MiB with Node's buffers, far above what a reader keeping up holds.
+ */
+export const defaultWatchBufferBytes = 1024 * 1024;
 
 /** kube sends a bookmark shortly before a watch's own timeout, so the client can resume from it. */
 const timeoutBookmarkLeadMs = 2000;
@@ -53,10 +61,19 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     res.setHeader('Content-Type', contentType);
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
-    // A client that cannot keep up is cut off rather than buffered for without bound.
-    frames = new WatchFrameQueue(s.watchFrames, req, res, (unsent) => {
-      if (unsent > s.watchBufferBytes) end();
-    });
+    // A client that cannot keep up is cut off rather than buffered for without bound: its
+    // connection is closed and its queued frames dropped (a clean end would wait behind them).
+    frames = new WatchFrameQueue(
+      s.watchFrames,
+      req,
+      res,
+      (unsent) => {
+        if (unsent <= s.watchBufferBytes || ended) return;
+        drop();
+        frames?.abort();
+      },
+      drop,
+    );
   };
   /** Detaches from the request and the server's shutdown signal (which outlives every watch). */
   const detach = (): void => {
@@ -65,6 +82,12 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     clearTimeout(bookmarkTimer);
     req.off('close', end);
     s.ctx.signal?.removeEventListener('abort', end);
+  };
+  /** Stops the watch without writing more (its connection is being closed). */
+  const drop = (): void => {
+    if (ended) return;
+    detach();
+    watch?.stop();
   };
   const end = (): void => {
     if (ended) return;

@@ -1,8 +1,8 @@
 /** Query options shared by the write verbs: dryRun, fieldValidation, fieldManager; body decoding into the kind. */
-import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion } from '../../api';
-import { decodeBody } from '../codec';
+import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion, yieldIfBusy } from '../../api';
+import { decodeBody, decodeYamlBody } from '../codec';
 import { readBody } from '../body';
-import { jsonDuplicateFields, yamlUnmarshalErrors, yamlWithDuplicates } from '../duplicate-fields';
+import { jsonDuplicateFields, yamlUnmarshalErrors } from '../duplicate-fields';
 import { requestBodyFormat, supportedMediaTypes } from '../negotiation';
 import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
@@ -64,7 +64,9 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
       const msgs = [...unknown, ...extra.strict];
       throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${msgs.join(', ')}`);
     }
-    s.ctx.warnings.push(...unknown, ...extra.warn);
+    // One by one: a body may carry hundreds of thousands (spread arguments would overflow the stack).
+    for (const w of unknown) s.ctx.warnings.push(w);
+    for (const w of extra.warn) s.ctx.warnings.push(w);
   }
   const obj = decoded.object;
   if (!isObject(obj.metadata)) obj.metadata = {};
@@ -79,14 +81,15 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const validation = parseFieldValidation(s);
   if (format === 'yaml') {
     // Repeated keys are not a decode error for YAML: strict decoding reports them (kube's YAML path).
-    const { value, duplicates } = yamlWithDuplicates(body.toString('utf8'), (text, json) =>
-      decodeBody(Buffer.from(text), 'yaml', s.store.def.kind, undefined, s.store.apiVersion, undefined, json ? 'last-wins' : 'raise'),
-    );
+    const { value, duplicates } = decodeYamlBody(body, s.store.def.kind);
+    await yieldIfBusy(s.ctx);
     const strict = duplicates.length ? [yamlUnmarshalErrors(duplicates)] : [];
     return admitObject(s, value, validation, { strict, warn: duplicates });
   }
   const raw = decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
+  await yieldIfBusy(s.ctx);
   const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
+  if (duplicates.length) await yieldIfBusy(s.ctx);
   const msgs = duplicates.map((f) => `duplicate field "${f}"`);
   return admitObject(s, raw, validation, { strict: msgs, warn: msgs });
 }

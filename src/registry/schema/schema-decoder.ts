@@ -45,6 +45,9 @@ function zeroValue(node: DecodeNode): unknown {
   switch (node.kind) {
     case 'string':
       return '';
+    case 'bytes':
+      // A nil []byte: kube's protobuf storage round trip (also on dry run) gives it back empty (kube-limits §9).
+      return '';
     case 'bool':
       return false;
     case 'int':

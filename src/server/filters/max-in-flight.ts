@@ -15,6 +15,8 @@ export function withMaxInFlight(limits: { readOnly: number; mutating: number }):
     const kind = mutating.has(info.verb) ? 'mutating' : 'readOnly';
     if (limits[kind] > 0 && inFlight[kind] >= limits[kind]) {
       res.status(429).setHeader('Retry-After', '1');
+      // Go's http.Error, which kube's max-in-flight filter answers with.
+      res.setHeader('X-Content-Type-Options', 'nosniff');
       res.type('text/plain; charset=utf-8').send('Too many requests, please try again later.\n');
       return;
     }

@@ -99,14 +99,60 @@ describe('WatchFrameQueue', () => {
     expect(checked).toBe(1);
   });
 
-  it('tells the watch how many bytes its connection holds unsent after each write', async () => {
+  it('tells the watch how many bytes its connection holds unsent after each write, apart from that write', async () => {
     const { req, res, sink } = fakeResponse('h2');
-    sink.writableLength = 42;
+    sink.writableLength = 42 + a.length;
     const seen: number[] = [];
     const q = new WatchFrameQueue(flusher, req, res, (unsent) => seen.push(unsent));
     q.push(a);
     await nextTurn();
     expect(seen).toEqual([42]);
+    expect(flusher.unsentBytes).toBe(42 + a.length);
+  });
+
+  it('abort() drops the queued frames, closes the connection and leaves the server-wide account', async () => {
+    const { req, res, sink, writes } = fakeResponse('h1');
+    const destroyed: boolean[] = [];
+    Object.assign(sink, { destroy: () => destroyed.push(true) });
+    sink.full = true;
+    sink.writableLength = 500;
+    const q = new WatchFrameQueue(flusher, req, res, () => undefined);
+    q.push(a);
+    await nextTurn();
+    q.push(b);
+    expect(flusher.unsentBytes).toBe(500 + b.length);
+    q.abort();
+    expect(destroyed).toEqual([true]);
+    expect(flusher.unsentBytes).toBe(0);
+    expect(flusher.ended.backlog).toBe(1);
+    sink.emit('drain');
+    await nextTurn();
+    expect(writes).toHaveLength(1);
+  });
+
+  it('past the budget ends the watches with the largest backlogs until the total is under it', async () => {
+    const budgeted = new WatchFrameFlusher({ budgetBytes: 1000 });
+    const ended: string[] = [];
+    const make = (name: string, bytes: number) => {
+      const f = fakeResponse('h2');
+      f.sink.full = true;
+      Object.assign(f.sink, { close: () => undefined, destroy: () => ((f.sink.destroyed = true), ended.push(name)), session: undefined });
+      const q = new WatchFrameQueue(budgeted, f.req, f.res, () => undefined, () => ended.push(`${name} told`));
+      f.sink.writableLength = bytes;
+      return q;
+    };
+    const small = make('small', 300);
+    const big = make('big', 600);
+    small.push(a);
+    big.push(a);
+    await nextTurn();
+    expect(ended).toEqual([]);
+    const third = make('third', 200);
+    third.push(a);
+    await nextTurn();
+    expect(ended).toEqual(['big', 'big told']);
+    expect(budgeted.ended.budget).toBe(1);
+    expect(budgeted.unsentBytes).toBe(500);
   });
 
   it('writes nothing to a connection already gone', async () => {
@@ -131,7 +177,8 @@ describe('WatchFrameQueue', () => {
     q.push(a);
     await nextTurn();
     expect(writes).toHaveLength(1); // nothing more until it drains
-    expect(backlog).toEqual([100, 100 + b.length, 100 + b.length + a.length]);
+    // Apart from the latest write (a): only what is held beyond it counts against the watch.
+    expect(backlog).toEqual([100 - a.length, 100 - a.length + b.length, 100 + b.length]);
     sink.full = false;
     sink.writableLength = 0;
     sink.emit('drain');
@@ -156,7 +203,7 @@ describe('WatchFrameQueue', () => {
     q.push(b);
     await nextTurn();
     expect(writes).toEqual([a, b, a]); // nothing more until it drains
-    expect(backlog.at(-1)).toBe(h2StreamBufferBytes + 1 + b.length);
+    expect(backlog.at(-1)).toBe(h2StreamBufferBytes + 1 + b.length - a.length);
     sink.writableLength = 0;
     sink.emit('drain');
     await nextTurn();

@@ -34,7 +34,7 @@ describe('http2Tuning (kube: MaxConcurrentStreams from the flag, else 100; 256 K
     [-3, 100],
   ])('--http2-max-streams-per-connection=%d → %d streams', (flag, streams) => {
     expect(http2Tuning(flag)).toEqual({
-      settings: { maxConcurrentStreams: streams, initialWindowSize: 262144, maxFrameSize: 262144, maxHeaderListSize: 1 << 20 },
+      settings: { maxConcurrentStreams: streams, initialWindowSize: 262144, maxFrameSize: 262144, maxHeaderListSize: (1 << 20) + 320 },
       connectionWindowBytes: 262144 * streams,
     });
   });
@@ -95,7 +95,7 @@ describe('SecureServer', () => {
     try {
       expect(c.alpn).toBe('h2');
       await new Promise((r) => setTimeout(r, 50));
-      expect(c.session.remoteSettings).toMatchObject({ maxConcurrentStreams: 1000, initialWindowSize: 262144, maxFrameSize: 262144, maxHeaderListSize: 1 << 20 });
+      expect(c.session.remoteSettings).toMatchObject({ maxConcurrentStreams: 1000, initialWindowSize: 262144, maxFrameSize: 262144, maxHeaderListSize: 1048896 });
       expect(c.session.state.remoteWindowSize).toBe(262144 * 1000);
       expect(c.session.state.localWindowSize).toBe(goConnectionWindowBytes);
     } finally {

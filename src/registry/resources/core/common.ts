@@ -25,10 +25,13 @@ export const maxDataSize = 1024 * 1024;
 /** Validates the keys of a data map (kube: IsConfigMapKey), collecting errors at `path[key]`. */
 export function validateDataKeys(data: Record<string, unknown> | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const key of Object.keys(data ?? {})) {
-    for (const msg of isConfigMapKey(key)) errs.push(fieldErrors.invalid(FieldPath.root(path).key(key), key, msg));
-  }
+  for (const key of Object.keys(data ?? {})) validateDataKey(key, path, errs);
   return errs;
+}
+
+/** Validates one data-map key (kube: IsConfigMapKey), appending its errors at `path[key]` to errs. */
+export function validateDataKey(key: string, path: string, errs: FieldError[]): void {
+  for (const msg of isConfigMapKey(key)) errs.push(fieldErrors.invalid(FieldPath.root(path).key(key), key, msg));
 }
 
 /** Decoded size of base64 values. */

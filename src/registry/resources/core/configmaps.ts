@@ -1,7 +1,7 @@
 /** core/v1 ConfigMap: data, binaryData, immutable. */
 import { FieldError, FieldPath, KubeObject, fieldErrors } from '../../../api';
 import { ResourceDefinition, allVerbs, baseStrategy } from '../../resource';
-import { ageColumn, base64Size, immutableDetail, isImmutable, mapsEqual, maxDataSize, nameColumn, validateDataKeys } from './common';
+import { ageColumn, immutableDetail, isImmutable, mapsEqual, maxDataSize, nameColumn, validateDataKey } from './common';
 
 type DataMap = Record<string, string>;
 
@@ -11,15 +11,15 @@ export function validateConfigMap(obj: KubeObject): FieldError[] {
   const binary = (obj.binaryData as DataMap | undefined) ?? {};
   const errs: FieldError[] = [];
   let size = 0;
-  for (const [k, v] of Object.entries(data)) {
-    errs.push(...validateDataKeys({ [k]: v }, 'data'));
+  for (const k of Object.keys(data)) {
+    validateDataKey(k, 'data', errs);
     if (k in binary) errs.push(fieldErrors.invalid(FieldPath.root('data').key(k), k, 'duplicate of key present in binaryData'));
-    size += Buffer.byteLength(v, 'utf8');
+    size += Buffer.byteLength(data[k] as string, 'utf8');
   }
-  for (const [k, v] of Object.entries(binary)) {
-    errs.push(...validateDataKeys({ [k]: v }, 'binaryData'));
+  for (const k of Object.keys(binary)) {
+    validateDataKey(k, 'binaryData', errs);
     if (k in data) errs.push(fieldErrors.invalid(FieldPath.root('binaryData').key(k), k, 'duplicate of key present in data'));
-    size += base64Size({ [k]: v });
+    size += Buffer.byteLength(binary[k] as string, 'base64');
   }
   // kube passes the empty path to say the error refers to the whole object.
   if (size > maxDataSize) errs.push(fieldErrors.tooLong('', maxDataSize));

@@ -1,0 +1,551 @@
+/**
+ * YAML request bodies → JS values, with kube's (go-yaml v2, via sigs.k8s.io/yaml) limits.
+ *
+ * Why a hand-written walk over parser events rather than a library's `load`: no library applies
+ * go-yaml's alias rule (a ratio of alias-expanded nodes to decoded nodes, judged by counting, see
+ * `excessiveAliasing`) — js-yaml's `maxAliases` counts `*x` tokens, not what they expand to, so a
+ * 670-byte billion-laughs body passes it and `load` expands it; loaders stop at the first repeated
+ * key, where kube reports every one; and every YAML parser for Node recurses once (or more) per
+ * nesting level, overflowing the stack below kube's depth of 10000. So js-yaml 5 only tokenizes
+ * (`parseEvents`, a flat event array) — on this thread when the document is shallow, in a
+ * throw-away worker with a large stack when it is not — and the loop below, with its own stack,
+ * checks depth, anchors, aliases and repeated keys and builds the value in one linear pass.
+ * Scalars resolve as js-yaml 4's JSON_SCHEMA always did here (null/bool/int/float/str).
+ */
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import * as yaml4 from 'js-yaml';
+import { parseEvents, getScalarValue, type Event, type ScalarEvent } from 'js-yaml-5';
+import { goQuote } from '../api';
+
+/** A body go-yaml would not decode; `message` is go-yaml's text (`yaml: …`), bounded in length. */
+export class YamlError extends Error {
+  override name = 'YamlError';
+}
+
+export interface YamlDecoded {
+  /** The first document's value (undefined for an empty body). */
+  value: unknown;
+  /** Repeated keys as go-yaml's strict decoding words them (`line N: key "k" already set in map`); the last value won. */
+  duplicates: string[];
+}
+
+/** go-yaml's scanner limits: flow levels (`max_flow_level`) and block indents (`max_indents`). */
+export const yamlMaxDepth = 10000;
+/** Nesting js-yaml's recursive parser is given on this thread (it overflows near 1600). */
+const mainThreadDepth = 500;
+/** Repeated keys reported at most (go-yaml lists all: 600,000 of them fit in 3 MiB, a 20 MB message). */
+export const maxReportedDuplicates = 1000;
+/** Alias-expanded scalar bytes allowed (not kube's: go-yaml would build the whole JSON and run out of memory). */
+const maxAliasedBytes = 64 * 1024 * 1024;
+
+// Event type ids (js-yaml 5's EVENT_ID).
+const DOCUMENT = 1;
+const SEQUENCE = 2;
+const MAPPING = 3;
+const SCALAR = 4;
+const ALIAS = 5;
+const POP = 6;
+const FLOW = 2; // COLLECTION_STYLE.FLOW
+const PLAIN = 1; // SCALAR_STYLE.PLAIN
+
+/**
+ * go-yaml v2's `allowedAliasRatio`/`(*decoder).unmarshal` rule: too many of the decoded nodes came
+ * from alias expansion.
+ */
+export function excessiveAliasing(decodeCount: number, aliasCount: number): boolean {
+  if (aliasCount <= 100 || decodeCount <= 1000) return false;
+  let allowed: number;
+  if (decodeCount <= 400000) allowed = 0.99;
+  else if (decodeCount >= 4000000) allowed = 0.1;
+  else allowed = 0.99 - 0.89 * ((decodeCount - 400000) / 3600000);
+  return aliasCount / decodeCount > allowed;
+}
+
+/** An anchored node: its value, and what decoding it once costs (go-yaml decode calls, scalar bytes). */
+interface Anchored {
+  name: string;
+  value: unknown;
+  /** Nodes decoded for it, aliases inside expanded: go-yaml's decodeCount for this node. */
+  size: number;
+  /** Scalar bytes it expands to. */
+  bytes: number;
+  open: boolean;
+}
+
+interface Frame {
+  map: boolean;
+  flow: boolean;
+  /** The mapping or sequence being built (a throw-away one for a key that is a collection). */
+  value: Record<string, unknown> | unknown[];
+  /** Nodes decoded in this subtree so far (itself included), and scalar bytes. */
+  size: number;
+  bytes: number;
+  anchor?: Anchored;
+  /** Mappings: the key read, waiting for its value. */
+  key?: { name: string; dup?: { text: string; line: number } };
+  /** Mappings: the kinds of the keys seen under one text, when a key was not a string (`1` and `"1"` differ). */
+  kinds?: Map<string, string>;
+  /** Mappings: after a key, a value comes. */
+  wantValue?: boolean;
+  /** Block nesting this frame adds (0 for an indentless sequence, 1 otherwise), and its column. */
+  blockStep: number;
+  column: number;
+  /** Frame is a mapping key (its value is never stored). */
+  isKey: boolean;
+  /** Offset the node starts at (its anchor or tag, when it has one). */
+  start: number;
+}
+
+interface Scalar {
+  kind: 'null' | 'bool' | 'int' | 'float' | 'str';
+  value: unknown;
+}
+
+type ImplicitType = { resolve(s: string): boolean; construct(s: string): unknown };
+const types = (yaml4 as unknown as { types: Record<'null' | 'bool' | 'int' | 'float', ImplicitType> }).types;
+const implicit: Array<[Scalar['kind'], ImplicitType]> = [
+  ['null', types.null],
+  ['bool', types.bool],
+  ['int', types.int],
+  ['float', types.float],
+];
+/** First characters a plain scalar needs to be anything but a string under JSON_SCHEMA. */
+const maybeTyped = new Set(['~', 'n', 'N', 't', 'T', 'f', 'F', '+', '-', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+
+function resolvePlain(s: string): Scalar {
+  if (s === '') return { kind: 'null', value: null };
+  if (!maybeTyped.has(s[0] as string)) return { kind: 'str', value: s };
+  for (const [kind, t] of implicit) if (t.resolve(s)) return { kind, value: t.construct(s) };
+  return { kind: 'str', value: s };
+}
+
+/** Line and column of offsets, by a cursor that moves from the last offset asked (they mostly increase). */
+class Lines {
+  private pos = 0;
+  private line = 0;
+  private lineStart = 0;
+  constructor(private readonly text: string) {}
+  /** 0-based line and column of `offset`. */
+  at(offset: number): { line: number; column: number } {
+    const text = this.text;
+    offset = Math.max(0, Math.min(offset, text.length));
+    while (offset < this.lineStart) {
+      // Back one line: lineStart - 1 is the newline ending the previous line.
+      this.line--;
+      this.lineStart = text.lastIndexOf('\n', this.lineStart - 2) + 1;
+    }
+    for (;;) {
+      const nl = text.indexOf('\n', Math.max(this.pos, this.lineStart));
+      if (nl < 0 || nl >= offset) break;
+      this.line++;
+      this.lineStart = nl + 1;
+      this.pos = nl + 1;
+    }
+    this.pos = Math.max(offset, this.lineStart);
+    return { line: this.line, column: offset - this.lineStart };
+  }
+}
+
+/** The least of the offsets that are set (>= 0), or -1. */
+function firstOffset(a: number, b: number, c: number): number {
+  let m = -1;
+  for (const x of [a, b, c]) if (x >= 0 && (m < 0 || x < m)) m = x;
+  return m;
+}
+
+/** go-yaml's `(*parser).fail` position prefix: omitted on the first line. */
+function where(line0: number): string {
+  return line0 > 0 ? `line ${line0 + 1}: ` : '';
+}
+
+/** A key as go-yaml's `%#v` prints it in `key %#v already set in map`. */
+function goKey(s: Scalar): string {
+  if (s.kind === 'str') return goQuote(bounded(s.value as string));
+  if (s.kind === 'null') return '<nil>';
+  return String(s.value);
+}
+
+function bounded(s: string, max = 256): string {
+  return s.length > max ? `${s.slice(0, max)}...` : s;
+}
+
+function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/** Deep copy of a decoded value (aliases expand to copies, as go-yaml's do), with an explicit stack. */
+function copyValue(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  const root: unknown = Array.isArray(v) ? new Array<unknown>(v.length) : {};
+  const stack: Array<[unknown, unknown]> = [[v, root]];
+  while (stack.length) {
+    const [src, dst] = stack.pop() as [unknown, unknown];
+    if (Array.isArray(src)) {
+      const out = dst as unknown[];
+      for (let i = 0; i < src.length; i++) {
+        const x: unknown = src[i];
+        if (x !== null && typeof x === 'object') {
+          const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
+          out[i] = c;
+          stack.push([x, c]);
+        } else out[i] = x;
+      }
+    } else {
+      const out = dst as Record<string, unknown>;
+      for (const k of Object.keys(src as object)) {
+        const x = (src as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') {
+          const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
+          setKey(out, k, c);
+          stack.push([x, c]);
+        } else setKey(out, k, x);
+      }
+    }
+  }
+  return root;
+}
+
+const yamlTag = 'tag:yaml.org,2002:';
+
+/** The tag a node carries: null (none), '!' (non-specific) or a full tag name. */
+function tagOf(text: string, e: { tagStart: number; tagEnd: number }): string | null {
+  if (e.tagStart < 0) return null;
+  const t = text.slice(e.tagStart, e.tagEnd);
+  if (t === '!') return '!';
+  if (t.startsWith('!!')) return yamlTag + t.slice(2);
+  if (t.startsWith('!<') && t.endsWith('>')) return t.slice(2, -1);
+  return t;
+}
+
+function scalarOf(text: string, e: ScalarEvent, lineOf: () => number): Scalar {
+  const raw = e.valueStart < 0 ? '' : getScalarValue(text, e);
+  const tag = tagOf(text, e);
+  if (tag === null) return e.style === PLAIN ? resolvePlain(raw) : { kind: 'str', value: raw };
+  if (tag === '!' || tag === `${yamlTag}str`) return { kind: 'str', value: raw };
+  const named = tag.startsWith(yamlTag) ? (tag.slice(yamlTag.length) as Scalar['kind']) : undefined;
+  const t = named && named !== 'str' ? (types as Record<string, ImplicitType | undefined>)[named] : undefined;
+  if (!t || !implicit.some(([k]) => k === named)) throw new YamlError(`yaml: ${where(lineOf())}unknown tag !<${bounded(tag, 64)}>`);
+  if (!t.resolve(raw)) throw new YamlError(`yaml: ${where(lineOf())}cannot decode ${bounded(raw, 64)} as a !!${named}`);
+  return { kind: named as Scalar['kind'], value: t.construct(raw) };
+}
+
+/** Parses YAML into js-yaml 5 events: here when shallow, in a worker with a large stack when deep. */
+function events(text: string): Event[] {
+  try {
+    return parseEvents(text, { maxDepth: mainThreadDepth });
+  } catch (e) {
+    if (!isDepthError(e)) throw syntaxError(e);
+  }
+  return deepEvents(text);
+}
+
+function isDepthError(e: unknown): boolean {
+  return /^nesting exceeded maxDepth/.test(String((e as { reason?: unknown }).reason ?? ''));
+}
+
+function syntaxError(e: unknown): YamlError {
+  const err = e as { reason?: unknown; message?: unknown; mark?: { line?: number } };
+  const reason = typeof err.reason === 'string' && err.reason ? err.reason : String(err.message ?? e).split('\n')[0] ?? '';
+  return new YamlError(`yaml: ${where(err.mark?.line ?? 0)}${bounded(reason)}`);
+}
+
+/** Fields of a packed event (the worker sends Int32Array rows of this many). */
+const row = 12;
+
+const workerSource = `
+const { workerData } = require('node:worker_threads');
+const { parseEvents } = require(workerData.lib);
+let out;
+try {
+  let ev;
+  try {
+    ev = parseEvents(workerData.text, { maxDepth: workerData.maxDepth });
+  } catch (e) {
+    if (!/^nesting exceeded maxDepth/.test(String(e.reason || ''))) throw e;
+    // Deeper than both of go-yaml's limits together: find where the 10001st level opens.
+    try { parseEvents(workerData.text, { maxDepth: workerData.limit + 1 }); } catch (e2) { e = e2; }
+    out = { depth: true, line: e.mark ? e.mark.line : 0 };
+  }
+  if (ev) {
+    const a = new Int32Array(ev.length * ${row});
+    for (let i = 0; i < ev.length; i++) {
+      const e = ev[i], o = i * ${row};
+      a[o] = e.type;
+      if (e.type === 2 || e.type === 3) { a[o+1] = e.start; a[o+2] = e.anchorStart; a[o+3] = e.anchorEnd; a[o+4] = e.tagStart; a[o+5] = e.tagEnd; a[o+6] = e.style; }
+      else if (e.type === 4) { a[o+1] = e.valueStart; a[o+2] = e.anchorStart; a[o+3] = e.anchorEnd; a[o+4] = e.tagStart; a[o+5] = e.tagEnd; a[o+6] = e.style; a[o+7] = e.valueEnd; a[o+8] = e.chomping; a[o+9] = e.indent; a[o+10] = e.fast ? 1 : 0; }
+      else if (e.type === 5) { a[o+2] = e.anchorStart; a[o+3] = e.anchorEnd; }
+    }
+    out = { events: a };
+  }
+} catch (e) {
+  out = { error: { reason: String(e.reason || e.message || e), line: e.mark ? e.mark.line : 0 } };
+  // go-yaml scans in order: nesting past the limit before this error is what it reports.
+  try { parseEvents(workerData.text, { maxDepth: workerData.limit + 1 }); } catch (e2) {
+    if (/^nesting exceeded maxDepth/.test(String(e2.reason || '')) && e2.mark && e.mark && e2.mark.position <= e.mark.position) {
+      out = { depth: true, line: e2.mark.line };
+    }
+  }
+}
+workerData.port.postMessage(out, out.events ? [out.events.buffer] : []);
+Atomics.store(workerData.flag, 0, 1);
+Atomics.notify(workerData.flag, 0);
+`;
+
+/** js-yaml's parser recurses per level: a deep document is parsed on a thread with a 256 MiB stack. */
+function deepEvents(text: string): Event[] {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(workerSource, {
+    eval: true,
+    workerData: { lib: require.resolve('js-yaml-5'), text, flag, port: port2, maxDepth: 2 * yamlMaxDepth + 2, limit: yamlMaxDepth },
+    transferList: [port2],
+    resourceLimits: { stackSizeMb: 256 },
+  });
+  try {
+    Atomics.wait(flag, 0, 0, 30_000);
+    const msg = receiveMessageOnPort(port1)?.message as
+      | { events?: Int32Array; depth?: boolean; line?: number; error?: { reason: string; line: number } }
+      | undefined;
+    if (!msg) throw new Error('YAML parser worker gave no answer');
+    if (msg.depth) throw new YamlError(`yaml: ${where(msg.line ?? 0)}exceeded max depth of ${yamlMaxDepth}`);
+    if (msg.error) throw new YamlError(`yaml: ${where(msg.error.line)}${bounded(msg.error.reason)}`);
+    const a = msg.events as Int32Array;
+    const out: Event[] = [];
+    for (let o = 0; o < a.length; o += row) {
+      const type = a[o] as number;
+      const f = (i: number): number => a[o + i] as number;
+      if (type === SEQUENCE || type === MAPPING) {
+        out.push({ type, start: f(1), anchorStart: f(2), anchorEnd: f(3), tagStart: f(4), tagEnd: f(5), style: f(6) } as Event);
+      } else if (type === SCALAR) {
+        out.push({ type, valueStart: f(1), anchorStart: f(2), anchorEnd: f(3), tagStart: f(4), tagEnd: f(5), style: f(6), valueEnd: f(7), chomping: f(8), indent: f(9), fast: f(10) === 1 } as Event);
+      } else if (type === ALIAS) out.push({ type, anchorStart: f(2), anchorEnd: f(3) } as Event);
+      else out.push({ type } as Event);
+    }
+    return out;
+  } finally {
+    port1.close();
+    void worker.terminate();
+  }
+}
+
+/**
+ * Decodes the first YAML document of `text` as kube's YAMLToJSON does (go-yaml v2): throws
+ * YamlError with go-yaml's message for what it rejects — syntax, depth over 10000, unknown or
+ * self-containing anchors, excessive aliasing — and reports repeated keys (the last value wins).
+ */
+export function decodeYaml(text: string): YamlDecoded {
+  const lines = new Lines(text);
+  const ev = events(text);
+  const duplicates: string[] = [];
+  const anchors = new Map<string, Anchored>();
+  const stack: Frame[] = [];
+  // go-yaml's counters (the document node counts one).
+  let decodeCount = 1;
+  let aliasCount = 0;
+  let aliasedBytes = 0;
+  let flowDepth = 0;
+  let blockDepth = 0;
+  /** First error go-yaml's parser would raise (it parses the whole document before decoding). */
+  let parseError: YamlError | undefined;
+  /** First error its decoder would raise. */
+  let decodeError: YamlError | undefined;
+  let result: unknown;
+  let sawDocument = false;
+  let i = 0;
+  // Skip to the first document; later documents are never read (YAMLToJSON reads one).
+  while (i < ev.length && (ev[i] as Event).type !== DOCUMENT) i++;
+  if (i < ev.length) {
+    sawDocument = true;
+    i++;
+  }
+  /** A repeated key whose value has yet to start: go-yaml reports the value's line. */
+  let pendingDup = false;
+  /** Repeats found whose value is still being decoded. */
+  let pendingReports = 0;
+
+  /** Hands a finished node (value, cost) to its parent. */
+  const deliver = (value: unknown, size: number, bytes: number, keyScalar: Scalar | undefined, start: number): void => {
+    const parent = stack[stack.length - 1];
+    if (!parent) {
+      result = value;
+      return;
+    }
+    parent.size += size;
+    parent.bytes += bytes;
+    if (parent.isKey) return;
+    if (!parent.map) {
+      (parent.value as unknown[]).push(value);
+      return;
+    }
+    if (!parent.wantValue) {
+      // A key.
+      let name = '';
+      let dup = false;
+      if (keyScalar) {
+        name = keyScalar.value === null ? 'null' : String(keyScalar.value);
+        // go-yaml keys keep their type (1 and "1" differ); the object holds them by their text.
+        const had = Object.prototype.hasOwnProperty.call(parent.value, name);
+        if (keyScalar.kind === 'str' && !parent.kinds) dup = had;
+        else if (had) {
+          const kinds = (parent.kinds ??= new Map());
+          const seen = kinds.get(name) ?? 'str';
+          dup = seen.split(',').includes(keyScalar.kind);
+          if (!dup) kinds.set(name, `${seen},${keyScalar.kind}`);
+        } else if (keyScalar.kind !== 'str') (parent.kinds ??= new Map()).set(name, keyScalar.kind);
+      } else {
+        decodeError ??= new YamlError(`yaml: invalid map key: ${Array.isArray(value) ? '[]interface {}{...}' : 'map[interface {}]interface {}{...}'}`);
+      }
+      parent.key = { name };
+      if (dup && keyScalar && duplicates.length + pendingReports < maxReportedDuplicates) {
+        pendingReports++;
+        // Reported once the value is decoded, at the value's line (go-yaml's setMapIndex order).
+        parent.key.dup = { text: goKey(keyScalar), line: lines.at(start).line };
+        pendingDup = true;
+      }
+      parent.wantValue = true;
+      return;
+    }
+    const key = parent.key as NonNullable<Frame['key']>;
+    setKey(parent.value as Record<string, unknown>, key.name, value);
+    if (key.dup) {
+      pendingReports--;
+      duplicates.push(`line ${key.dup.line + 1}: key ${key.dup.text} already set in map`);
+    }
+    parent.key = undefined;
+    parent.wantValue = false;
+  };
+
+  /** Start of a node: the line a pending repeated key reports. */
+  const nodeStart = (offset: number): void => {
+    if (!pendingDup) return;
+    pendingDup = false;
+    const dup = stack[stack.length - 1]?.key?.dup;
+    if (dup && offset >= 0) dup.line = lines.at(offset).line;
+  };
+
+  const countCheck = (): void => {
+    if (!decodeError && excessiveAliasing(decodeCount, aliasCount)) decodeError = new YamlError('yaml: document contains excessive aliasing');
+  };
+
+  const anchorOf = (e: { anchorStart: number; anchorEnd: number }, value: unknown): Anchored | undefined => {
+    if (e.anchorStart < 0) return undefined;
+    const a: Anchored = { name: text.slice(e.anchorStart, e.anchorEnd), value, size: 0, bytes: 0, open: true };
+    anchors.set(a.name, a);
+    return a;
+  };
+
+  for (; i < ev.length; i++) {
+    const e = ev[i] as Event;
+    if (e.type === DOCUMENT) break; // the next document
+    const parent = stack[stack.length - 1];
+    const isKey = !!parent && (parent.isKey || (parent.map && !parent.wantValue));
+    switch (e.type) {
+      case SEQUENCE:
+      case MAPPING: {
+        const start = firstOffset(e.start, e.anchorStart, e.tagStart);
+        nodeStart(start);
+        const flow = e.style === FLOW;
+        const map = e.type === MAPPING;
+        let blockStep = 0;
+        let column = -1;
+        if (flow) {
+          flowDepth++;
+          if (flowDepth > yamlMaxDepth) parseError ??= new YamlError(`yaml: ${where(lines.at(e.start).line)}exceeded max depth of ${yamlMaxDepth}`);
+        } else {
+          column = lines.at(e.start).column;
+          // An indentless sequence (`key:\n- a`) adds no indent level in go-yaml's scanner.
+          blockStep = !map && parent && parent.map && !parent.flow && parent.column === column ? 0 : 1;
+          blockDepth += blockStep;
+          if (blockDepth > yamlMaxDepth) parseError ??= new YamlError(`yaml: ${where(lines.at(e.start).line)}exceeded max depth of ${yamlMaxDepth}`);
+        }
+        const tag = tagOf(text, e);
+        const want = map ? `${yamlTag}map` : `${yamlTag}seq`;
+        if (tag !== null && tag !== '!' && tag !== want) {
+          parseError ??= new YamlError(`yaml: ${where(lines.at(start).line)}unknown tag !<${bounded(tag, 64)}> for a ${map ? 'mapping' : 'sequence'}`);
+        }
+        const value: Record<string, unknown> | unknown[] = map ? {} : [];
+        decodeCount++;
+        if (!decodeError) countCheck();
+        stack.push({ map, flow, value, size: 1, bytes: 0, anchor: anchorOf(e, value), blockStep, column, isKey, start });
+        break;
+      }
+      case POP: {
+        const f = stack.pop();
+        if (!f) {
+          i = ev.length; // end of the document
+          break;
+        }
+        if (f.flow) flowDepth--;
+        else blockDepth -= f.blockStep;
+        if (f.anchor) {
+          f.anchor.size = f.size;
+          f.anchor.bytes = f.bytes;
+          f.anchor.open = false;
+        }
+        deliver(f.value, f.size, f.bytes, undefined, f.start);
+        break;
+      }
+      case SCALAR: {
+        const start = firstOffset(e.valueStart, e.anchorStart, e.tagStart);
+        nodeStart(start);
+        let s: Scalar;
+        try {
+          s = scalarOf(text, e, () => lines.at(start).line);
+        } catch (err) {
+          parseError ??= err as YamlError;
+          s = { kind: 'null', value: null };
+        }
+        decodeCount++;
+        if (!decodeError) countCheck();
+        const bytes = typeof s.value === 'string' ? s.value.length : 8;
+        const a = anchorOf(e, s.value);
+        if (a) {
+          a.size = 1;
+          a.bytes = bytes;
+          a.open = false;
+        }
+        deliver(s.value, 1, bytes, isKey ? s : undefined, start);
+        break;
+      }
+      case ALIAS: {
+        const name = text.slice(e.anchorStart, e.anchorEnd);
+        nodeStart(e.anchorStart - 1);
+        const a = anchors.get(name);
+        if (!a) {
+          parseError ??= new YamlError(`yaml: unknown anchor '${bounded(name, 64)}' referenced`);
+          deliver(null, 1, 0, isKey ? { kind: 'null', value: null } : undefined, e.anchorStart - 1);
+          break;
+        }
+        if (a.open) {
+          decodeError ??= new YamlError(`yaml: anchor '${bounded(name, 64)}' value contains itself`);
+          deliver(null, 1, 0, isKey ? { kind: 'null', value: null } : undefined, e.anchorStart - 1);
+          break;
+        }
+        // The alias node, then its target once more: every node of that expansion is an alias decode.
+        decodeCount += 1 + a.size;
+        aliasCount += a.size;
+        aliasedBytes += a.bytes;
+        if (!decodeError) {
+          countCheck();
+          if (!decodeError && aliasedBytes > maxAliasedBytes) decodeError = new YamlError('yaml: document contains excessive aliasing');
+        }
+        const value = decodeError || parseError ? null : copyValue(a.value);
+        let keyScalar: Scalar | undefined;
+        if (isKey) {
+          const v = a.value;
+          keyScalar =
+            v === null ? { kind: 'null', value: null } : typeof v === 'object' ? undefined : { kind: typeof v === 'boolean' ? 'bool' : typeof v === 'number' ? 'float' : 'str', value: v };
+        }
+        deliver(value, 1 + a.size, a.bytes, keyScalar, e.anchorStart - 1);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (parseError) throw parseError;
+  if (decodeError) throw decodeError;
+  // As js-yaml 4's load: undefined for an empty body, null for one of only comments or blanks.
+  return { value: sawDocument ? (result ?? null) : text === '' ? undefined : null, duplicates };
+}
