@@ -5,6 +5,7 @@
  */
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { startBinary, RunningBinary } from '../support/binary';
@@ -97,3 +98,51 @@ test('every acknowledged create survives kill -9 of the server under a 16-writer
     await second.stop();
   }
 }, 90_000);
+
+/** Sends raw bytes on a TLS connection negotiated as http/1.1; resolves with everything read until close. */
+function rawHttp1(url: string, ca: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: hostname, port: Number(port), ca, ALPNProtocols: ['http/1.1'], servername: 'localhost' }, () => socket.end(bytes));
+    let out = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (out += d));
+    socket.on('close', () => resolve(out));
+    socket.on('error', reject);
+  });
+}
+
+test('the built binary survives the requests that used to end it, and answers them as kube', async () => {
+  const dataDir = path.join(dir, 'hostile');
+  const srv = await startBinary([`--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1', `--etcd-servers=${etcd.endpoints.join(',')}`]);
+  try {
+    const c = await clientFor(srv, dataDir);
+    const ca = await readFile(path.join(dataDir, 'pki', 'apiserver-ca.crt'), 'utf8');
+    // An HTTP/1.1 connection whose request line claims HTTP/2.0: Go's raw 505.
+    expect(await rawHttp1(srv.url, ca, 'GET /version HTTP/2.0\r\nHost: x\r\n\r\n')).toBe(
+      'HTTP/1.1 505 HTTP Version Not Supported: unsupported protocol version\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n505 HTTP Version Not Supported: unsupported protocol version',
+    );
+    // The 670-byte alias bomb inside fieldsV1: 400, nothing stored.
+    const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: bomb', '  managedFields:', '  - manager: m', '    fieldsV1:'];
+    lines.push(`      a0: &a0 [${Array(9).fill('"lol"').join(', ')}]`);
+    for (let i = 1; i < 9; i++) lines.push(`      a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`);
+    const token = (await readFile(path.join(dataDir, 'admin.token'), 'utf8')).trim();
+    const bomb = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const body = Buffer.from(lines.join('\n') + '\n');
+      const req = https.request(`${srv.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/yaml', 'content-length': String(body.length) } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(bomb.status).toBe(400);
+    expect(JSON.parse(bomb.text).message).toMatch(/^the object provided is unrecognized \(must be of type ConfigMap\): yaml: document contains excessive aliasing/);
+    expect((await c.request('GET', '/api/v1/namespaces/default/configmaps/bomb')).status).toBe(404);
+    expect(srv.child.exitCode).toBeNull();
+    expect((await c.request('GET', '/readyz')).status).toBe(200);
+  } finally {
+    await srv.stop();
+  }
+}, 60_000);
