@@ -22,7 +22,7 @@
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { reply400MissingHost, reply505, replyAndClose } from './http2-serving';
+import { reply400MissingHost, reply505, replyAndClose } from './go-http1-replies';
 
 /** A request listener for http2.createSecureServer({ allowHTTP1: true }). */
 export type DualProtocolListener = (

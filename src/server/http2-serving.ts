@@ -10,7 +10,6 @@
  * without a byte; a fault in one request answers 500 or ends that connection only. Every socket,
  * session and stream has an 'error' listener.
  */
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { RequestListener, ServerResponse } from 'node:http';
@@ -20,6 +19,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { errors } from '../api';
 import type { DualProtocolListener } from './http2-express';
+import { type ClientError, http1ParseErrorReply, replyAndClose } from './go-http1-replies';
 
 /** kube's resourceBody99Percentile: HTTP/2 per-stream receive window and max frame size (256 KiB). */
 export const http2StreamWindowBytes = 256 * 1024;
@@ -42,8 +42,6 @@ export const maxHeaderBytes = 1 << 20;
 export const http1HeaderReadLimit = maxHeaderBytes + 4096;
 /** x/net's SETTINGS_MAX_HEADER_LIST_SIZE derived from MaxHeaderBytes: + 10 × 32 bytes of HPACK overhead. */
 export const http2MaxHeaderListSize = maxHeaderBytes + 10 * 32;
-/** Go's rstAvoidanceDelay: after a closing answer, FIN, keep reading this long, then close. */
-const lingerMs = 500;
 
 /** Go's listen backlog on Linux: /proc/sys/net/core/somaxconn, read once; 128 (SOMAXCONN) if unreadable or 0. */
 let backlogCache: number | undefined;
@@ -67,54 +65,6 @@ export interface ServingLog {
 }
 
 const silentLog: ServingLog = { error: () => undefined, debug: () => undefined };
-
-/** Go's raw answer to a request it cannot parse (net/http conn.serve): plain text, no Content-Length, then close. */
-export function goPlainTextReply(statusLine: string, body: string): Buffer {
-  return Buffer.from(`HTTP/1.1 ${statusLine}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`, 'latin1');
-}
-/** Past MaxHeaderBytes (Go's errTooLarge branch). */
-export const reply431 = goPlainTextReply('431 Request Header Fields Too Large', '431 Request Header Fields Too Large');
-/** An HTTP/1 request whose major version is not 1 (kube-limits §3). */
-export const reply505 = goStatusError(505, 'HTTP Version Not Supported', 'unsupported protocol version');
-/** Go's statusError format (conn.serve): the reason phrase and the body both carry the text. */
-function goStatusError(code: number, statusText: string, text: string): Buffer {
-  return goPlainTextReply(`${code} ${statusText}: ${text}`, `${code} ${statusText}: ${text}`);
-}
-/** An HTTP/1.1 request without a Host header. */
-export const reply400MissingHost = goStatusError(400, 'Bad Request', 'missing required Host header');
-/** Any other parse failure. */
-export const reply400 = goPlainTextReply('400 Bad Request', '400 Bad Request');
-
-/**
- * kube's 405 Status for a method no route has (go-restful's 405 replaced by serviceErrorHandler),
- * as a whole raw response closing the connection: Node's HTTP/1 parser rejects unknown methods before
- * any handler exists.
- */
-export function reply405(): Buffer {
-  const body =
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}\n';
-  return Buffer.from(
-    `HTTP/1.1 405 Method Not Allowed\r\nAudit-Id: ${randomUUID()}\r\nContent-Type: application/json\r\nDate: ${new Date().toUTCString()}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    'latin1',
-  );
-}
-
-/**
- * Writes `bytes` (if any) and closes as Go's closeWriteAndWait does: FIN, then whatever the client
- * still sends is read and dropped for up to 500 ms, then the socket is destroyed — closing at once
- * with unread input would reset the connection and the client could lose the answer.
- */
-export function replyAndClose(socket: Socket, bytes?: Buffer): void {
-  if (socket.destroyed) return;
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  if (bytes) socket.end(bytes);
-  else socket.end();
-  setTimeout(() => socket.destroy(), lingerMs).unref();
-}
 
 /** Options of {@link SecureServer}. */
 export interface SecureServingOptions {
@@ -163,37 +113,6 @@ export function http2Tuning(maxStreamsFlag: number): Http2Tuning {
  * Http2SecureServer's too, for its allowHTTP1 connections, though its types do not say so.
  */
 type Http1Knobs = https.Server & { maxHeaderSize?: number; connectionsCheckingInterval: number };
-
-/** Node's HTTP/1 parser error: the code and the bytes it choked on. */
-type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer };
-
-/** A request line that is well formed apart from its method or version (token SP target SP HTTP/d.d). */
-const requestLine = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/(\d)\.(\d)\r?\n/;
-
-/**
- * Go's answer to what Node's HTTP/1 parser (llhttp) rejects before any handler runs, or undefined
- * to close without a byte (timeouts, resets: Go's bare network errors).
- */
-export function http1ParseErrorReply(err: ClientError): Buffer | undefined {
-  switch (err.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return reply431;
-    case 'HPE_INVALID_METHOD': {
-      // Go parses any token as a method; kube routes it to a 405. A line that is not HTTP at all is Go's 400.
-      const m = requestLine.exec(err.rawPacket?.toString('latin1') ?? '');
-      if (!m) return reply400;
-      return m[3] === '1' ? reply405() : reply505;
-    }
-    case 'HPE_INVALID_VERSION': {
-      const m = requestLine.exec(err.rawPacket?.toString('latin1') ?? '');
-      return m && m[3] !== '1' ? reply505 : reply400;
-    }
-    default:
-      // ECONNRESET, EPIPE, ERR_HTTP_REQUEST_TIMEOUT (Go's ReadHeaderTimeout: no reply), …
-      if (typeof err.code === 'string' && err.code.startsWith('HPE_')) return reply400;
-      return undefined;
-  }
-}
 
 /**
  * An HTTPS server serving `listener` over HTTP/2 and HTTP/1.1 (ALPN), tracking its connections so
