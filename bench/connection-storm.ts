@@ -17,6 +17,8 @@ export interface StormResult {
   errors: Record<string, number>;
   /** Time from starting the connection to the whole answer, ms (answers only). */
   latencyMs: Summary;
+  /** The body of the first 5xx answer, if any (cut at 300 characters). */
+  first5xx?: string;
 }
 
 /** Opens `connections` new TLS connections at once, one GET each (no keep-alive, no agent pooling). */
@@ -25,6 +27,7 @@ export async function measureConnectionStorm(target: ApiTarget, connections: num
   const byStatus: Record<string, number> = {};
   const errors: Record<string, number> = {};
   const latencies: number[] = [];
+  let first5xx: string | undefined;
   const one = (): Promise<void> =>
     new Promise((resolve) => {
       const start = process.hrtime.bigint();
@@ -32,8 +35,10 @@ export async function measureConnectionStorm(target: ApiTarget, connections: num
         `${target.url}${path}`,
         { method: 'GET', agent: false, ca: target.caCert, headers: { authorization: `Bearer ${target.token}`, connection: 'close' }, timeout: 60_000 },
         (res) => {
-          res.resume();
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
+            if ((res.statusCode ?? 0) >= 500 && first5xx === undefined) first5xx = Buffer.concat(chunks).toString('utf8').slice(0, 300);
             byStatus[String(res.statusCode)] = (byStatus[String(res.statusCode)] ?? 0) + 1;
             latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
             resolve();
@@ -52,5 +57,5 @@ export async function measureConnectionStorm(target: ApiTarget, connections: num
       req.end();
     });
   await Promise.all(Array.from({ length: connections }, one));
-  return { connections, byStatus, errors, latencyMs: summarize(latencies) };
+  return { connections, byStatus, errors, latencyMs: summarize(latencies), ...(first5xx === undefined ? {} : { first5xx }) };
 }

@@ -258,7 +258,7 @@ function stormRows(s: StormResult): TableRow[] {
   const resets = Object.values(s.errors).reduce((a, b) => a + b, 0);
   return [
     { section: `(g) connection storm: ${int(s.connections)} new TLS connections at once, one GET each. Target: 0 resets` },
-    { cells: ['answers by status', ...latency(s.latencyMs), count(s.byStatus)] },
+    { cells: ['answers by status', ...latency(s.latencyMs), `${count(s.byStatus)}${s.first5xx ? `; first 5xx: ${s.first5xx.trim()}` : ''}`] },
     { cells: ['connection errors', '', '', '', `${count(s.errors)}${resets > 0 ? ' — OVER TARGET' : ''}`] },
   ];
 }

@@ -42,6 +42,9 @@ export function excludeFields(c: Comparison, fields: FieldSet | undefined): Comp
 const isEmptyList = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
 const isEmptyMap = (v: unknown): boolean => v === undefined || v === null || (isJsonObject(v) && Object.keys(v).length === 0);
 
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+// `path` is a working stack (pushed and popped here); FieldSet.insert keeps its elements, not the array.
 function compare(lhs: unknown, rhs: unknown, type: TypeRef, path: PathElement[], cmp: Comparison): void {
   const t = type();
   const al = deduceAtom(t, lhs);
@@ -49,31 +52,34 @@ function compare(lhs: unknown, rhs: unknown, type: TypeRef, path: PathElement[],
   // When the two sides have different kinds, smd walks both; the net effect is a changed leaf.
   const atom = rhs === undefined ? al : ar;
   let inLeaf = false;
-  const leaf = (): void => {
-    inLeaf = true;
-    if (lhs === undefined) cmp.added.insert(path);
-    else if (rhs === undefined) cmp.removed.insert(path);
-    else if (!equalValues(lhs as JsonValue, rhs as JsonValue)) cmp.modified.insert(path);
-  };
-  if (lhs !== undefined && rhs !== undefined && kindOf(al) !== kindOf(ar)) leaf();
+  if (lhs !== undefined && rhs !== undefined && kindOf(al) !== kindOf(ar)) inLeaf = true;
   else if (atom.map) {
-    if (atom.map.atomic || (isEmptyMap(lhs) && isEmptyMap(rhs))) leaf();
+    if (atom.map.atomic || (isEmptyMap(lhs) && isEmptyMap(rhs))) inLeaf = true;
     else {
+      const map = atom.map;
       const l = isJsonObject(lhs) ? lhs : {};
       const r = isJsonObject(rhs) ? rhs : {};
-      for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
-        const ft = fieldType(atom.map, key) ?? deduced;
-        compare(l[key], r[key], ft, [...path, { kind: 'field', name: key }], cmp);
+      // Every key of l, then the keys only r has.
+      for (const key of Object.keys(l)) {
+        path.push({ kind: 'field', name: key });
+        compare(l[key], hasOwn(r, key) ? r[key] : undefined, fieldType(map, key) ?? deduced, path, cmp);
+        path.pop();
+      }
+      for (const key of Object.keys(r)) {
+        if (hasOwn(l, key)) continue;
+        path.push({ kind: 'field', name: key });
+        compare(undefined, r[key], fieldType(map, key) ?? deduced, path, cmp);
+        path.pop();
       }
     }
   } else if (atom.list) {
-    if (atom.list.relationship === 'atomic' || (isEmptyList(lhs) && isEmptyList(rhs))) leaf();
+    if (atom.list.relationship === 'atomic' || (isEmptyList(lhs) && isEmptyList(rhs))) inLeaf = true;
     else compareLists(atom.list, Array.isArray(lhs) ? lhs : [], Array.isArray(rhs) ? rhs : [], path, cmp);
-  } else leaf();
-  if (!inLeaf) {
-    if (lhs === undefined) cmp.added.insert(path);
-    else if (rhs === undefined) cmp.removed.insert(path);
-  }
+  } else inLeaf = true;
+  if (inLeaf && lhs !== undefined && rhs !== undefined) {
+    if (!equalValues(lhs as JsonValue, rhs as JsonValue)) cmp.modified.insert(path);
+  } else if (lhs === undefined) cmp.added.insert(path);
+  else if (rhs === undefined) cmp.removed.insert(path);
 }
 
 const kindOf = (a: { map?: unknown; list?: unknown }): string => (a.map ? 'map' : a.list ? 'list' : 'scalar');
@@ -86,7 +92,8 @@ function compareLists(list: ListAtom, lhs: unknown[], rhs: unknown[], path: Path
     const k = pathElementKey(pe);
     const l = lv.get(k) ?? [];
     const r = rv.get(k) ?? [];
-    const p = [...path, pe];
+    const p = path;
+    p.push(pe);
     if (l.length <= 1 && r.length <= 1) {
       compare(l[0], r[0], list.elem, p, cmp);
     } else if (l.length >= 2 && r.length >= 2) {
@@ -98,6 +105,7 @@ function compareLists(list: ListAtom, lhs: unknown[], rhs: unknown[], path: Path
       if (l.length) compare(l[0], undefined, list.elem, p, cmp);
       cmp.added.insert(p);
     }
+    p.pop();
   }
 }
 

@@ -3,7 +3,8 @@
  * (apimachinery managedfields/internal: fieldmanager.go → versioncheck → lastappliedupdater →
  * lastappliedmanager → skipnonapplied → capmanagers → buildmanagerinfo → managedfieldsupdater →
  * stripmeta → structuredmerge). `update` serves create, update and non-apply patch; `apply`
- * serves server-side apply. Both are pure: inputs are never mutated.
+ * serves server-side apply. Neither mutates its inputs; `update`'s object shares unchanged subtrees
+ * with `updated` (callers hand over an object they do not use again), `apply`'s shares nothing.
  */
 import { ApiError, KubeObject, ManagedFieldsEntry, errors, failureStatus, isObject, parseApiVersion, cloneJson } from '../api';
 import { ApplySchema, ApplySchemaResolver, ApplyTypes, TypeRef } from './apply-type';
@@ -22,7 +23,8 @@ import {
 } from './managed-fields';
 import { KUBECTL_APPLY_MANAGER, allowedConflictsFromLastApplied, buildLastApplied, lastAppliedOf, setLastApplied } from './last-applied';
 import { pathOf } from './path-element';
-import { Conflict, ConflictList, applyOwnership, updateOwnership } from './updater';
+import { Conflict, ConflictList, applyOwnershipSteps, updateOwnership } from './updater';
+import { Steps, runSteps, runStepsAsync } from './steps';
 import { typeErrorsMessage, validateValue } from './validate-config';
 import { zeroValue } from './zero-value';
 
@@ -87,9 +89,13 @@ const STRIPPED = FieldSet.of(
 
 const typeOf = (ctx: FieldManagerContext): TypeRef => (ctx.types ?? new ApplyTypes(ctx.resolve)).root(ctx.schema);
 
+// A shallow copy without metadata.managedFields: the rest is shared with obj (never mutated here).
 function withoutManagedFields(obj: KubeObject | Record<string, unknown>): KubeObject {
-  const copy = cloneJson(obj) as KubeObject;
-  if (isObject(copy.metadata)) delete copy.metadata.managedFields;
+  const copy = { ...obj } as KubeObject;
+  if (isObject(copy.metadata)) {
+    copy.metadata = { ...copy.metadata };
+    delete copy.metadata.managedFields;
+  }
   return copy;
 }
 
@@ -157,6 +163,15 @@ function stripMeta(managed: Managed, id: string): void {
  * managedFields stays untracked (kube tracks from create or first apply).
  */
 export function update(opts: UpdateOptions): FieldManagerResult {
+  return runSteps(updateSteps(opts));
+}
+
+/** update, awaiting `pause` between its stages (a request handler's yieldIfBusy). */
+export function updateAsync(opts: UpdateOptions, pause: () => Promise<void>): Promise<FieldManagerResult> {
+  return runStepsAsync(updateSteps(opts), pause);
+}
+
+function* updateSteps(opts: UpdateOptions): Steps<FieldManagerResult> {
   const type = typeOf(opts);
   const managed = decodeLiveOrNew(opts.live, opts.updated, !!opts.subresource);
   const next = withoutManagedFields(opts.updated);
@@ -165,6 +180,7 @@ export function update(opts: UpdateOptions): FieldManagerResult {
   const id = managerIdentity({ manager: opts.manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
   const live = opts.live ? withoutManagedFields(opts.live) : zeroValue(type);
   const result = capUpdateManagers(trackUpdate(managed, live, next, id, opts, type));
+  yield;
   const object = withManagedFields(next, result);
   return { object, managedFields: object.metadata.managedFields, changed: true };
 }
@@ -186,6 +202,15 @@ const unknownError = (message: string): ApiError => new ApiError(failureStatus(5
  * 500 `failed to decode managed fields: …`, 409 apply conflict unless `force`.
  */
 export function apply(opts: ApplyOptions): FieldManagerResult {
+  return runSteps(applySteps(opts));
+}
+
+/** apply, awaiting `pause` between its stages (a request handler's yieldIfBusy). */
+export function applyAsync(opts: ApplyOptions, pause: () => Promise<void>): Promise<FieldManagerResult> {
+  return runStepsAsync(applySteps(opts), pause);
+}
+
+function* applySteps(opts: ApplyOptions): Steps<FieldManagerResult> {
   const type = typeOf(opts);
   const { config } = opts;
   if (opts.kind !== undefined && (config['apiVersion'] !== opts.apiVersion || config['kind'] !== opts.kind)) {
@@ -200,7 +225,7 @@ export function apply(opts: ApplyOptions): FieldManagerResult {
   const live = opts.live ? withoutManagedFields(opts.live) : (zeroValue(type) as KubeObject);
   const id = managerIdentity({ manager: opts.manager || 'unknown', operation: 'Apply', subresource: opts.subresource });
 
-  const attempt = (force: boolean): { object: KubeObject; managed: Managed; changed: boolean } => {
+  function* attempt(force: boolean): Steps<{ object: KubeObject; managed: Managed; changed: boolean }> {
     let m = managed;
     // skipNonAppliedManager: the first apply attributes existing fields to before-first-apply.
     if (m.fields.size === 0) {
@@ -216,7 +241,8 @@ export function apply(opts: ApplyOptions): FieldManagerResult {
       const name = isObject(meta) ? `${String(meta['namespace'] ?? '')}/${String(meta['name'] ?? '')}` : '/';
       throw unknownError(`failed to create typed patch object (${name}; ${gvkString(config)}): ${typeErrorsMessage(errs)}`);
     }
-    const result = applyOwnership(live, config, force, {
+    yield;
+    const result = yield* applyOwnershipSteps(live, config, force, {
       type,
       apiVersion: opts.apiVersion,
       managers: m.fields,
@@ -226,37 +252,39 @@ export function apply(opts: ApplyOptions): FieldManagerResult {
     const out: Managed = { fields: result.managers, times: new Map(m.times) };
     stripMeta(out, id);
     if (result.changed) out.times.set(id, opts.time);
-    const object = result.changed ? (cloneJson(result.object) as KubeObject) : cloneJson(live);
+    // The merge shares nothing with live or config (see mergeValues); live shares with opts.live.
+    const object = result.changed ? (result.object as KubeObject) : cloneJson(live);
     return { object, managed: out, changed: result.changed };
-  };
+  }
 
   let outcome;
   try {
-    outcome = attempt(opts.force);
+    outcome = yield* attempt(opts.force);
   } catch (e) {
     if (!(e instanceof ConflictList)) throw e;
-    outcome = retryForLastApplied(e.conflicts, opts, live, type, attempt);
+    outcome = yield* retryForLastApplied(e.conflicts, opts, live, type, attempt);
   }
   // lastAppliedUpdater: keep a client-side-apply annotation in step with what `kubectl` applied.
   if (opts.manager === KUBECTL_APPLY_MANAGER && lastAppliedOf(outcome.object)) {
     setLastApplied(outcome.object, buildLastApplied(config));
   }
+  yield;
   const object = withManagedFields(outcome.object, outcome.managed);
   return { object, managedFields: object.metadata.managedFields, changed: outcome.changed };
 }
 
 // lastAppliedManager: `kubectl` may take over fields its client-side apply set, without conflict.
-function retryForLastApplied<T>(
+function* retryForLastApplied<T>(
   conflicts: readonly Conflict[],
   opts: ApplyOptions,
   live: KubeObject,
   type: TypeRef,
-  attempt: (force: boolean) => T,
-): T {
+  attempt: (force: boolean) => Steps<T>,
+): Steps<T> {
   if (opts.manager !== KUBECTL_APPLY_MANAGER) throw applyConflictError(conflicts);
   const allowed = allowedConflictsFromLastApplied(opts.live ?? live, type, opts.apiVersion);
   if (!allowed) throw applyConflictError(conflicts);
   const remaining = conflicts.filter((c) => !allowed.has(c.path));
   if (remaining.length) throw applyConflictError(remaining);
-  return attempt(true);
+  return yield* attempt(true);
 }

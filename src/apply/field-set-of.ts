@@ -30,11 +30,14 @@ function walk(v: unknown, type: TypeRef, path: PathElement[], set: FieldSet): vo
   if (atom.map) {
     if (atom.map.atomic) return void set.insert(path);
     if (!isJsonObject(v)) return;
-    for (const [key, child] of Object.entries(v)) {
-      const p = [...path, fieldElement(key)];
-      walk(child, fieldType(atom.map, key) ?? deduced, p, set);
-      const declared = atom.map.fields.has(key);
-      if (child === null || (isJsonObject(child) && Object.keys(child).length === 0) || !declared) set.insert(p);
+    const map = atom.map;
+    // `path` is a working stack: FieldSet.insert keeps the elements, not the array.
+    for (const key of Object.keys(v)) {
+      const child = v[key];
+      path.push(fieldElement(key));
+      walk(child, fieldType(map, key) ?? deduced, path, set);
+      if (child === null || !map.fields.has(key) || (isJsonObject(child) && Object.keys(child).length === 0)) set.insert(path);
+      path.pop();
     }
     return;
   }
@@ -58,9 +61,10 @@ function walk(v: unknown, type: TypeRef, path: PathElement[], set: FieldSet): vo
     v.forEach((item, i) => {
       const pe = pes[i];
       if (!pe || dup.has(keys[i] as string)) return;
-      const p = [...path, pe];
-      walk(item, atom.list!.elem, p, set);
-      set.insert(p);
+      path.push(pe);
+      walk(item, atom.list!.elem, path, set);
+      set.insert(path);
+      path.pop();
     });
   }
 }

@@ -4,6 +4,7 @@
  * associative lists (sets, list maps) merge item by item, keeping live order and placing the
  * configuration's items in its order.
  */
+import { cloneJson } from '../api/json-clone';
 import { DEDUCED, ListAtom, TypeRef, deduceAtom, fieldType } from './apply-type';
 import { isJsonObject } from './json-value';
 import { listItemElement } from './list-item';
@@ -12,22 +13,23 @@ import { PathElement, equalPathElements, pathElementKey } from './path-element';
 const deduced: TypeRef = () => DEDUCED;
 
 /**
- * lhs merged with rhs (rhs wins on leaves); undefined when both are absent. The result may share
- * unchanged subtrees with its inputs. rhs must have been validated (duplicate keys are skipped).
+ * lhs merged with rhs (rhs wins on leaves); undefined when both are absent. The result shares
+ * nothing with its inputs: what is taken whole from either side is copied as it is taken (cheaper
+ * than copying the merged result again). rhs must have been validated (duplicate keys are skipped).
  */
 export function mergeValues(lhs: unknown, rhs: unknown, type: TypeRef): unknown {
   if (lhs === undefined && rhs === undefined) return undefined;
-  if (rhs === undefined) return lhs;
-  if (lhs === undefined) return rhs;
+  if (rhs === undefined) return cloneJson(lhs);
+  if (lhs === undefined) return cloneJson(rhs);
   const t = type();
   const atom = deduceAtom(t, rhs);
   const map = atom.map;
   if (map && isMapOrNull(lhs) && isMapOrNull(rhs)) return mergeMaps(lhs, rhs, map.atomic, (k) => fieldType(map, k) ?? deduced);
   if (atom.list && Array.isArray(lhs) && Array.isArray(rhs)) {
-    if (atom.list.relationship === 'atomic' || (lhs.length === 0 && rhs.length === 0)) return rhs;
+    if (atom.list.relationship === 'atomic' || (lhs.length === 0 && rhs.length === 0)) return cloneJson(rhs);
     return mergeLists(atom.list, lhs, rhs);
   }
-  return rhs;
+  return cloneJson(rhs);
 }
 
 const isMapOrNull = (v: unknown): v is Record<string, unknown> | null => v === null || isJsonObject(v);
@@ -42,18 +44,18 @@ function mergeMaps(
   const r = rhs ?? {};
   const lEmpty = Object.keys(l).length === 0;
   const rEmpty = Object.keys(r).length === 0;
-  if (atomic || (lEmpty && rEmpty)) return rhs;
+  if (atomic || (lEmpty && rEmpty)) return cloneJson(rhs);
   const out: Record<string, unknown> = {};
   // A null in the configuration clears the field: kube's typed objects drop null members.
   for (const key of Object.keys(l)) {
-    if (!(key in r)) out[key] = l[key];
+    if (!(key in r)) out[key] = cloneJson(l[key]);
     else if (r[key] !== null) out[key] = mergeValues(l[key], r[key], typeOf(key));
     else {
       const v = mergeValues(l[key], null, typeOf(key));
       if (v !== null) out[key] = v;
     }
   }
-  for (const key of Object.keys(r)) if (!(key in l) && r[key] !== null) out[key] = r[key];
+  for (const key of Object.keys(r)) if (!(key in l) && r[key] !== null) out[key] = cloneJson(r[key]);
   return out;
 }
 

@@ -12,6 +12,7 @@ import { JsonValue, equalValues } from './json-value';
 import { mergeValues } from './merge-objects';
 import { FieldPath } from './path-element';
 import { removeItems } from './remove-items';
+import { Steps, runSteps } from './steps';
 
 /** The fields one manager owns, at the apiVersion it used; `applied` for an Apply entry. */
 export interface VersionedSet {
@@ -102,12 +103,23 @@ export interface ApplyOwnership {
  * Throws ConflictList (unless force). Does not mutate its inputs.
  */
 export function applyOwnership(live: unknown, config: unknown, force: boolean, input: UpdaterInput): ApplyOwnership {
+  return runSteps(applyOwnershipSteps(live, config, force, input));
+}
+
+/** applyOwnership, stage by stage (see steps.ts). */
+export function* applyOwnershipSteps(live: unknown, config: unknown, force: boolean, input: UpdaterInput): Steps<ApplyOwnership> {
   const managers = new Map(input.managers);
   let merged: unknown = mergeValues(live, config, input.type) ?? {};
+  yield;
   const last = managers.get(input.manager);
   managers.set(input.manager, { set: filter(fieldSetOfValue(config, input.type), input.ignore), apiVersion: input.apiVersion, applied: true });
-  merged = prune(merged, managers, last, input.type);
+  yield;
+  if (last && !last.set.isEmpty()) {
+    merged = prune(merged, managers, last, input.type);
+    yield;
+  }
   reconcile(live, merged, input, managers, force);
+  yield;
   const changed = !equalValues(live as JsonValue, merged as JsonValue);
   return { object: merged, changed, managers };
 }

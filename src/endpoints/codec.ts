@@ -1,6 +1,7 @@
 /** Request body decoding (JSON/YAML) and response encoding, with kube's key order and trailing newline. */
 import * as yaml from 'js-yaml';
-import { YamlError, decodeYaml, type YamlDecoded } from './yaml-decode';
+import { YamlError, type YamlDecoded } from './yaml-decode';
+import { decodeYamlAsync } from './yaml-worker';
 import { errors, isApiError, isObject, parseJsonBounded, stringifyJson, summarizeData } from '../api';
 import { type OutputFormat, supportedMediaTypes } from './negotiation';
 
@@ -27,14 +28,14 @@ export interface CborSerializer {
 }
 
 /** Parses a request body; undecodable input is a 400 naming the expected kind as kube does. */
-export function decodeBody(
+export async function decodeBody(
   body: Buffer,
   format: OutputFormat,
   expectedKind: string,
   protobuf?: ProtobufSerializer,
   expectedApiVersion = 'v1',
   cbor?: CborSerializer,
-): unknown {
+): Promise<unknown> {
   if (format === 'protobuf') {
     if (!protobuf) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!cbor, protobuf: false }));
     return protobuf.decode(body, { into: { apiVersion: expectedApiVersion, kind: expectedKind } });
@@ -56,7 +57,7 @@ export function decodeBody(
   }
   const text = body.toString('utf8');
   try {
-    if (format === 'yaml') return decodeYamlBody(body, expectedKind).value;
+    if (format === 'yaml') return (await decodeYamlBody(body, expectedKind)).value;
     // Go's decoder refuses nesting past 10000 levels (json-depth.ts); V8's parser would not.
     return parseJsonBounded(text);
   } catch (e) {
@@ -71,10 +72,11 @@ export function decodeBody(
 /**
  * A create/update YAML body: its value and repeated keys (yaml-decode.ts). What go-yaml refuses is
  * 400 with its error as kube's YAML serializer returns it, before any version/kind is read.
+ * Large and deep bodies are decoded off the event loop (yaml-worker.ts).
  */
-export function decodeYamlBody(body: Buffer, expectedKind: string): YamlDecoded {
+export async function decodeYamlBody(body: Buffer, expectedKind: string): Promise<YamlDecoded> {
   try {
-    return decodeYaml(body.toString('utf8'));
+    return await decodeYamlAsync(body.toString('utf8'));
   } catch (e) {
     if (!(e instanceof YamlError)) throw e;
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): ${e.message} (${summarizeData(body)})`);

@@ -7,15 +7,17 @@
  * 670-byte billion-laughs body passes it and `load` expands it; loaders stop at the first repeated
  * key, where kube reports every one; and every YAML parser for Node recurses once (or more) per
  * nesting level, overflowing the stack below kube's depth of 10000. So js-yaml 5 only tokenizes
- * (`parseEvents`, a flat event array) — on this thread when the document is shallow, in a
- * throw-away worker with a large stack when it is not — and the loop below, with its own stack,
- * checks depth, anchors, aliases and repeated keys and builds the value in one linear pass.
+ * (`parseEvents`, a flat event array) and the loop below, with its own stack, checks depth,
+ * anchors, aliases and repeated keys and builds the value in one linear pass. The server decodes
+ * large or deep bodies in yaml-worker.ts's persistent worker (`decodeYamlAsync`), which runs this
+ * whole decode on a thread with a large stack; `decodeYaml` here is the synchronous form (deep
+ * documents are tokenised in a throw-away worker it blocks on).
  * Scalars resolve as js-yaml 4's JSON_SCHEMA always did here (null/bool/int/float/str).
  */
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import * as yaml4 from 'js-yaml';
 import { parseEvents, getScalarValue, type Event, type ScalarEvent } from 'js-yaml-5';
-import { goQuote } from '../api';
+import { goQuote } from '../api/go-format';
 
 /** A body go-yaml would not decode; `message` is go-yaml's text (`yaml: …`), bounded in length. */
 export class YamlError extends Error {
@@ -230,14 +232,59 @@ function scalarOf(text: string, e: ScalarEvent, lineOf: () => number): Scalar {
   return { kind: named as Scalar['kind'], value: t.construct(raw) };
 }
 
-/** Parses YAML into js-yaml 5 events: here when shallow, in a worker with a large stack when deep. */
-function events(text: string): Event[] {
+/**
+ * Where a decode runs: `sync` (any thread; deep documents are tokenised in a throw-away worker it
+ * blocks on), `shallow` (the main thread: a document deeper than 500 levels throws TooDeep), or
+ * `deep` (a worker started with a large stack: js-yaml recurses to 20,002 levels here).
+ */
+export type DecodeMode = 'sync' | 'shallow' | 'deep';
+
+/** A `shallow` decode met nesting js-yaml cannot parse on the main thread's stack. */
+export class TooDeep extends Error {
+  override name = 'TooDeep';
+}
+
+/** Parses YAML into js-yaml 5 events: here when shallow, on a large stack when deep. */
+function events(text: string, mode: DecodeMode): Event[] {
+  if (mode === 'deep') return deepEventsHere(text);
   try {
     return parseEvents(text, { maxDepth: mainThreadDepth });
   } catch (e) {
     if (!isDepthError(e)) throw syntaxError(e);
   }
+  if (mode === 'shallow') throw new TooDeep('YAML nesting past 500 levels');
   return deepEvents(text);
+}
+
+/**
+ * The deep tokenisation on this thread (which must have a large stack): the same answers as the
+ * throw-away worker below gives.
+ */
+function deepEventsHere(text: string): Event[] {
+  type ParseError = { reason?: unknown; mark?: { line?: number; position?: number } };
+  const depthError = (line: number | undefined): YamlError => new YamlError(`yaml: ${where(line ?? 0)}exceeded max depth of ${yamlMaxDepth}`);
+  try {
+    return parseEvents(text, { maxDepth: 2 * yamlMaxDepth + 2 });
+  } catch (e) {
+    let first = e as ParseError;
+    if (isDepthError(e)) {
+      // Deeper than both of go-yaml's limits together: find where the 10001st level opens.
+      try {
+        parseEvents(text, { maxDepth: yamlMaxDepth + 1 });
+      } catch (e2) {
+        first = e2 as ParseError;
+      }
+      throw depthError(first.mark?.line);
+    }
+    // go-yaml scans in order: nesting past the limit before this error is what it reports.
+    try {
+      parseEvents(text, { maxDepth: yamlMaxDepth + 1 });
+    } catch (e2) {
+      const d = e2 as ParseError;
+      if (isDepthError(d) && d.mark && first.mark && (d.mark.position ?? 0) <= (first.mark.position ?? 0)) throw depthError(d.mark.line);
+    }
+    throw syntaxError(e);
+  }
 }
 
 function isDepthError(e: unknown): boolean {
@@ -335,8 +382,18 @@ function deepEvents(text: string): Event[] {
  * self-containing anchors, excessive aliasing — and reports repeated keys (the last value wins).
  */
 export function decodeYaml(text: string): YamlDecoded {
+  const { value, duplicates } = decodeYamlIn(text, 'sync');
+  return { value, duplicates };
+}
+
+/**
+ * decodeYaml in the given mode; `special` tells whether the value holds a number JSON cannot
+ * carry (NaN, ±Infinity, -0: `.nan`, `.inf`, `-0.0`).
+ */
+export function decodeYamlIn(text: string, mode: DecodeMode): YamlDecoded & { special: boolean } {
   const lines = new Lines(text);
-  const ev = events(text);
+  const ev = events(text, mode);
+  let special = false;
   const duplicates: string[] = [];
   const anchors = new Map<string, Anchored>();
   const stack: Frame[] = [];
@@ -498,6 +555,7 @@ export function decodeYaml(text: string): YamlDecoded {
         }
         decodeCount++;
         if (!decodeError) countCheck();
+        if (typeof s.value === 'number' && (!Number.isFinite(s.value) || Object.is(s.value, -0))) special = true;
         const bytes = typeof s.value === 'string' ? s.value.length : 8;
         const a = anchorOf(e, s.value);
         if (a) {
@@ -547,5 +605,5 @@ export function decodeYaml(text: string): YamlDecoded {
   if (parseError) throw parseError;
   if (decodeError) throw decodeError;
   // As js-yaml 4's load: undefined for an empty body, null for one of only comments or blanks.
-  return { value: sawDocument ? (result ?? null) : text === '' ? undefined : null, duplicates };
+  return { value: sawDocument ? (result ?? null) : text === '' ? undefined : null, duplicates, special };
 }

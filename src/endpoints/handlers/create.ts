@@ -12,7 +12,7 @@ export async function createHandler(s: HandlerScope): Promise<void> {
   validateManagerParam(s, 'CreateOptions');
   const body = await readObjectBody(s);
   await yieldIfBusy(s.ctx);
-  const obj = trackUpdate(s, null, body);
+  const obj = await trackUpdate(s, null, body);
   checkResponseOptions(s, target);
   await yieldIfBusy(s.ctx);
   const created = await s.store.create(s.ctx, obj);

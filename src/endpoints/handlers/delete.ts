@@ -25,7 +25,7 @@ async function deleteOptions(s: HandlerScope): Promise<HandlerDeleteOptions> {
   const body = await readBody(s.req);
   if (body.length > 0) {
     const format = requestBodyFormat(s.req.headers['content-type'], { cbor: !!s.cbor });
-    const raw = decodeBody(body, format, 'DeleteOptions', s.protobuf, undefined, s.cbor);
+    const raw = await decodeBody(body, format, 'DeleteOptions', s.protobuf, undefined, s.cbor);
     if (!isObject(raw)) throw errors.badRequest('the object provided is unrecognized (must be of type DeleteOptions)');
     if (raw.kind !== undefined && raw.kind !== 'DeleteOptions') {
       throw errors.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): unexpected kind ${String(raw.kind)}`);

@@ -3,8 +3,8 @@
  * which fields in metadata.managedFields, and performs server-side apply.
  */
 import { queryBool } from '../query-bool';
-import { KubeObject, errors, fieldErrors, timestamp } from '../../api';
-import { ApplySchema, FieldSet, apply, pathOf, update, validateFieldManager } from '../../apply';
+import { KubeObject, errors, fieldErrors, timestamp, yieldIfBusy } from '../../api';
+import { ApplySchema, FieldSet, applyAsync, pathOf, updateAsync, validateFieldManager } from '../../apply';
 import type { HandlerScope } from '../scope';
 
 /** kube's FieldManagerMaxLength. */
@@ -55,16 +55,16 @@ function context(s: HandlerScope) {
 }
 
 /** A create, update or non-apply patch: the manager takes the fields it changed; never a conflict. */
-export function trackUpdate(s: HandlerScope, live: KubeObject | null, updated: KubeObject): KubeObject {
-  return update({ ...context(s), live, updated, manager: managerFor(s) }).object;
+export async function trackUpdate(s: HandlerScope, live: KubeObject | null, updated: KubeObject): Promise<KubeObject> {
+  return (await updateAsync({ ...context(s), live, updated, manager: managerFor(s) }, () => yieldIfBusy(s.ctx))).object;
 }
 
 /** Server-side apply of a configuration to the live object (null: the apply creates it). */
-export function serverSideApply(s: HandlerScope, live: KubeObject | null, config: Record<string, unknown>): KubeObject {
+export async function serverSideApply(s: HandlerScope, live: KubeObject | null, config: Record<string, unknown>): Promise<KubeObject> {
   const manager = s.query.fieldManager ?? '';
   if (!manager) {
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
   }
   const force = queryBool(s.query.force) ?? false;
-  return apply({ ...context(s), live, config, manager, force, kind: s.store.def.kind }).object;
+  return (await applyAsync({ ...context(s), live, config, manager, force, kind: s.store.def.kind }, () => yieldIfBusy(s.ctx))).object;
 }

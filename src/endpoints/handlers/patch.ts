@@ -4,7 +4,8 @@ import { applyPatch, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
-import { yamlUnmarshalErrors, yamlWithDuplicates } from '../duplicate-fields';
+import { yamlUnmarshalErrors } from '../duplicate-fields';
+import { decodeYamlAsync } from '../yaml-worker';
 import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, parseDryRun, parseFieldValidation } from './write-options';
@@ -51,7 +52,7 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     let duplicates: string[];
     try {
       // A repeated key is no decode error (the last wins); strict decoding reports it below.
-      ({ value: config, duplicates } = yamlWithDuplicates(raw));
+      ({ value: config, duplicates } = await decodeYamlAsync(raw));
     } catch (e) {
       // kube's applyPatcher: sigs.k8s.io/yaml Unmarshal's error, wrapped.
       if (e instanceof YamlError) throw errors.badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
@@ -65,7 +66,7 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
       s.ctx,
       s.info.name,
       async (current) => {
-        const applied = serverSideApply(s, current, config as Record<string, unknown>);
+        const applied = await serverSideApply(s, current, config as Record<string, unknown>);
         await yieldIfBusy(s.ctx);
         // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
         if (duplicates.length && validation === 'Strict') {

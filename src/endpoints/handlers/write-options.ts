@@ -81,12 +81,12 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const validation = parseFieldValidation(s);
   if (format === 'yaml') {
     // Repeated keys are not a decode error for YAML: strict decoding reports them (kube's YAML path).
-    const { value, duplicates } = decodeYamlBody(body, s.store.def.kind);
+    const { value, duplicates } = await decodeYamlBody(body, s.store.def.kind);
     await yieldIfBusy(s.ctx);
     const strict = duplicates.length ? [yamlUnmarshalErrors(duplicates)] : [];
     return admitObject(s, value, validation, { strict, warn: duplicates });
   }
-  const raw = decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
+  const raw = await decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
   await yieldIfBusy(s.ctx);
   const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
   if (duplicates.length) await yieldIfBusy(s.ctx);

@@ -1,0 +1,190 @@
+import { decodeYaml, YamlError } from '../../../src/endpoints/yaml-decode';
+import { decodeYamlAsync, decodeYamlInWorker, stopYamlWorkers, yamlWorkerLimits } from '../../../src/endpoints/yaml-worker';
+
+afterAll(async () => {
+  await stopYamlWorkers();
+});
+
+type Outcome = { ok: { value: unknown; duplicates: string[] } } | { error: string };
+
+async function outcome(p: () => Promise<{ value: unknown; duplicates: string[] }> | { value: unknown; duplicates: string[] }): Promise<Outcome> {
+  try {
+    return { ok: await p() };
+  } catch (e) {
+    expect(e).toBeInstanceOf(YamlError);
+    return { error: (e as Error).message };
+  }
+}
+
+/** Deep equality with an explicit stack (Object.is on leaves, own keys in order): 'same' or where they differ. */
+function sameValue(a: unknown, b: unknown): string {
+  const stack: Array<[unknown, unknown, string]> = [[a, b, '']];
+  while (stack.length) {
+    const [x, y, at] = stack.pop() as [unknown, unknown, string];
+    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') {
+      if (!Object.is(x, y)) return `${at}: ${String(x)} vs ${String(y)}`;
+      continue;
+    }
+    if (Array.isArray(x) !== Array.isArray(y) || (Object.getPrototypeOf(x) === null) !== (Object.getPrototypeOf(y) === null)) return `${at}: kinds differ`;
+    const kx = Object.keys(x);
+    const ky = Object.keys(y);
+    if (kx.join('\u0000') !== ky.join('\u0000')) return `${at}: keys differ`;
+    for (const k of kx) stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], `${at}/${k}`]);
+  }
+  return 'same';
+}
+
+const MiB = 1024 * 1024;
+const fill = (unit: (i: number) => string, head = '', tail = '', size = MiB): string => {
+  const parts: string[] = [head];
+  let n = head.length;
+  for (let i = 0; n < size; i++) {
+    const u = unit(i);
+    parts.push(u);
+    n += u.length;
+  }
+  parts.push(tail);
+  return parts.join('');
+};
+const flow = (d: number): string => '['.repeat(d) + ']'.repeat(d);
+const blockMap = (d: number): string => Array.from({ length: d }, (_, i) => ' '.repeat(i) + 'k:').join('\n') + ' 1\n';
+
+/** yaml-decode.test.ts's corpus, plus what JSON alone could not carry. */
+const corpus: string[] = [
+  'a: 1\nb: [1, 2.5, true, null, ~, "x", \'y\']\nc: {d: e}\n',
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {a: b}\ndata:\n  k: |\n    line\n    two\n  j: >-\n    folded\n    text\n',
+  'x: 0x1f\ny: 1e3\nz: .inf\nw: -.5\nv: "123"\nu: 012\nt: True\ns: NULL\nr: 1_000\n',
+  '- a\n- - b\n  - c\n- k: v\n  l: [m]\n',
+  'a: !!str 123\nb: !!int "7"\nc: ! 5\nd: !!float 1\n',
+  'a:\nb: \n- x\n',
+  'k:\n- a\n- b\nl:\n  - c\n',
+  '"quoted key": 1\n? complex\n: value\n',
+  'a: &x {p: 1}\nb: *x\nc: &y 5\nd: [*y, *y]\n',
+  '',
+  '# only a comment\n',
+  '---\na: 1\n',
+  'a: 1\n---\nb: 2\n',
+  '{"json": [1, {"nested": null}]}',
+  'a: 1\na: 2\na: 3\n',
+  'metadata:\n  name: x\n  name: y\ndata:\n  k: v\n  j: w\n  k: u\n',
+  '{a: 1, a: 2}',
+  'a: 1\na:\n  x: 1\n  x: 2\n',
+  '1: a\n"1": b\n',
+  'k: "a\\nb"\n"k": c\n',
+  '__proto__: {polluted: true}\n',
+  'a: {__proto__: [1], b: 2}\n',
+  // Numbers JSON cannot carry, and ones it must carry exactly.
+  'a: .nan\nb: .inf\nc: -.inf\nd: -0.0\ne: -0\nf: [.NaN, -.Inf, {g: -0.0}]\nh: *missing\n',
+  'a: .nan\nb: .inf\nc: -.inf\nd: -0.0\ne: -0\nf: [.NaN, -.Inf, {g: -0.0}]\nh: &n .nan\ni: *n\n',
+  '.nan',
+  '-0.0',
+  'big: 123456789012345678901234567890\nhex: 0xffffffffffffffffff\nmax: 9007199254740993\ntiny: 5e-324\nhuge: 1e400\n',
+  'u: "\\ud800 lone"\nv: "tab\\tnul\\0"\nw: "é漢😀"\n',
+  'x: "\u0000yaml-number-0123:NaN"\n',
+  // Errors: go-yaml's text either way.
+  'a: [1, 2\n',
+  'a: !!foo 1\n',
+  'a: *nope\n',
+  'a: &a [*a]\n',
+  '\tbad: tab\n',
+  `a: 1\nb: ${flow(10001)}\n`,
+  flow(10000),
+  blockMap(600),
+  blockMap(10001),
+  '['.repeat(20010),
+  `${flow(12000).slice(0, 11000)} ]]] :`,
+  fill((i) => `  key${i}: "value ${i}"\n`, 'data:\n'),
+  fill((i) => `- {a: ${i}, b: [1, .5, true, null, .nan]}\n`),
+  fill(() => 'k: v\n'),
+  fill(() => '*s,', 's: &s [a, b, c]\nl: [', '*s]\n'),
+];
+
+describe('the worker decodes exactly as decodeYaml does', () => {
+  test.each(corpus.map((t, i) => [i, t.length > 80 ? `${t.slice(0, 60)}… (${t.length} chars)` : t, t] as const))('%i %j', async (_i, _label, text) => {
+    const want = await outcome(() => decodeYaml(text));
+    const got = await outcome(() => decodeYamlInWorker(text));
+    const viaAsync = await outcome(() => decodeYamlAsync(text));
+    if (text.slice(0, 20).includes('[[[[') && 'ok' in want) {
+      // Too deep for toEqual's (and JSON.stringify's) recursion.
+      expect(sameValue(got, want)).toBe('same');
+      expect(sameValue(viaAsync, want)).toBe('same');
+    } else {
+      expect(got).toEqual(want);
+      expect(viaAsync).toEqual(want);
+    }
+    // toEqual tells -0 from 0 and NaN from null; own __proto__ keys need a look of their own.
+    if ('ok' in got && got.ok.value && typeof got.ok.value === 'object') {
+      expect(Object.getPrototypeOf(got.ok.value)).toBe(Object.getPrototypeOf((want as { ok: { value: object } }).ok.value));
+      expect(Object.keys(got.ok.value)).toEqual(Object.keys((want as { ok: { value: object } }).ok.value));
+    }
+  });
+
+  test('own __proto__ keys stay own keys and pollute nothing', async () => {
+    const { value } = await decodeYamlInWorker('__proto__: {polluted: true}\n');
+    expect(Object.prototype.hasOwnProperty.call(value, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test('special numbers come back as numbers', async () => {
+    const { value } = (await decodeYamlInWorker('a: .nan\nb: -.inf\nc: -0.0\nd: [.inf]\n')) as { value: Record<string, unknown> };
+    expect(Number.isNaN(value.a)).toBe(true);
+    expect(value.b).toBe(-Infinity);
+    expect(Object.is(value.c, -0)).toBe(true);
+    expect(value.d).toEqual([Infinity]);
+  });
+
+  test('concurrent decodes are queued and each gets its own answer', async () => {
+    const texts = Array.from({ length: 6 }, (_, i) => fill((j) => `k${j}: ${i}\n`, '', '', 300 * 1024));
+    const results = await Promise.all(texts.map((t) => decodeYamlAsync(t)));
+    results.forEach((r, i) => expect((r.value as Record<string, number>).k0).toBe(i));
+  });
+});
+
+describe('a failing worker fails only its request', () => {
+  const saved = { ...yamlWorkerLimits };
+  afterEach(async () => {
+    Object.assign(yamlWorkerLimits, saved);
+    await stopYamlWorkers();
+  });
+
+  test('out of memory: a plain Error (500), then a fresh thread decodes', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.maxOldGenerationSizeMb = 4;
+    const text = fill((i) => `- {k${i}: [a, b, c, d, e, f, g, h, i, j, k, l, m, n]}\n`, '', '', 3 * MiB - 200);
+    const err = await decodeYamlInWorker(text).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(YamlError);
+    expect((err as Error).message).toMatch(/YAML decoder thread/);
+    Object.assign(yamlWorkerLimits, saved);
+    expect((await decodeYamlInWorker('a: 1\n')).value).toEqual({ a: 1 });
+  });
+
+  test('too slow: the thread is ended, the request fails, the next one is served', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.timeoutMs = 1;
+    const text = fill((i) => `k${i}: v\n`, '', '', 3 * MiB - 200);
+    await expect(decodeYamlInWorker(text)).rejects.toThrow(/YAML decode took longer than 1 ms/);
+    yamlWorkerLimits.timeoutMs = saved.timeoutMs;
+    expect((await decodeYamlInWorker('a: 1\n')).value).toEqual({ a: 1 });
+  });
+
+  test('a thread that exits mid-decode: its queued neighbours are still served', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 1;
+    yamlWorkerLimits.maxOldGenerationSizeMb = 4;
+    const big = fill((i) => `- {k${i}: [a, b, c, d, e, f, g, h, i, j, k, l, m, n]}\n`, '', '', 3 * MiB - 200);
+    const first = decodeYamlInWorker(big).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+    // The first thread has started with the small heap; the one started after it dies has the usual one.
+    yamlWorkerLimits.maxOldGenerationSizeMb = saved.maxOldGenerationSizeMb;
+    const second = decodeYamlInWorker('b: 2\n');
+    expect(await first).toMatch(/YAML decoder thread/);
+    expect((await second).value).toEqual({ b: 2 });
+  });
+});
