@@ -167,7 +167,7 @@ export function update(opts: UpdateOptions): FieldManagerResult {
 }
 
 /** update, awaiting `pause` between its stages (a request handler's yieldIfBusy). */
-export function updateAsync(opts: UpdateOptions, pause: () => Promise<void>): Promise<FieldManagerResult> {
+export function updateAsync(opts: UpdateOptions, pause: () => Promise<void> | undefined): FieldManagerResult | Promise<FieldManagerResult> {
   return runStepsAsync(updateSteps(opts), pause);
 }
 
@@ -206,7 +206,7 @@ export function apply(opts: ApplyOptions): FieldManagerResult {
 }
 
 /** apply, awaiting `pause` between its stages (a request handler's yieldIfBusy). */
-export function applyAsync(opts: ApplyOptions, pause: () => Promise<void>): Promise<FieldManagerResult> {
+export function applyAsync(opts: ApplyOptions, pause: () => Promise<void> | undefined): FieldManagerResult | Promise<FieldManagerResult> {
   return runStepsAsync(applySteps(opts), pause);
 }
 

@@ -81,7 +81,8 @@ export class FieldsV1Error extends Error {
 export function fieldsV1ToFieldSet(fields: unknown): FieldSet {
   let value = fields;
   if (typeof fields === 'string') {
-    if (scanJson(fields, MAX_FIELDS_V1_DEPTH).depthError) throw new FieldsV1Error(tooDeep);
+    // A text no longer than the bound cannot nest deeper than it.
+    if (fields.length > MAX_FIELDS_V1_DEPTH && scanJson(fields, MAX_FIELDS_V1_DEPTH).depthError) throw new FieldsV1Error(tooDeep);
     try {
       value = JSON.parse(fields) as unknown;
     } catch (e) {

@@ -171,7 +171,7 @@ export function deserializePathElement(s: string): PathElement {
 
 function parseJson(text: string): JsonValue {
   // Values are compared and printed recursively; keys nested deeper than any field path are refused.
-  if (scanJson(text, MAX_KEY_VALUE_DEPTH).depthError) throw new PathElementSyntaxError(`exceeded max depth of ${MAX_KEY_VALUE_DEPTH}`);
+  if (text.length > MAX_KEY_VALUE_DEPTH && scanJson(text, MAX_KEY_VALUE_DEPTH).depthError) throw new PathElementSyntaxError(`exceeded max depth of ${MAX_KEY_VALUE_DEPTH}`);
   try {
     return JSON.parse(text) as JsonValue;
   } catch (e) {

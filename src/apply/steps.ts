@@ -14,11 +14,15 @@ export function runSteps<T>(steps: Steps<T>): T {
   }
 }
 
-/** Runs the stages, awaiting `pause` between them. */
-export async function runStepsAsync<T>(steps: Steps<T>, pause: () => Promise<void>): Promise<T> {
+/**
+ * Runs the stages, awaiting `pause` between them when it returns a promise (nothing: go straight
+ * on). Synchronous until a pause is needed, so a small request pays no promise for it.
+ */
+export function runStepsAsync<T>(steps: Steps<T>, pause: () => Promise<void> | undefined): T | Promise<T> {
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
-    await pause();
+    const p = pause();
+    if (p) return p.then(() => runStepsAsync(steps, pause));
   }
 }

@@ -24,7 +24,7 @@ import {
   cloneJson,
 } from '../api';
 import { generateName } from '../api/names';
-import { yieldIfBusy } from '../api/turns';
+import { loopHeld, nextTurn } from '../api/turns';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta-validation';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission';
 import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
@@ -164,10 +164,10 @@ export class GenericStore {
   async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
     this.beforeCreate(ctx, obj);
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
-    await yieldIfBusy(ctx);
+    if (loopHeld()) await nextTurn();
     this.validateCreate(ctx, obj);
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
-    await yieldIfBusy(ctx);
+    if (loopHeld()) await nextTurn();
     const generated = !!obj.metadata.generateName && !obj.metadata.name;
     for (let attempt = 1; ; attempt++) {
       if (generated && attempt > 1) {
@@ -214,22 +214,22 @@ export class GenericStore {
             const obj = await updated(null);
             this.beforeCreate(ctx, obj);
             await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
-            await yieldIfBusy(ctx);
+            if (loopHeld()) await nextTurn();
             this.validateCreate(ctx, obj);
             await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
-            await yieldIfBusy(ctx);
+            if (loopHeld()) await nextTurn();
             delete obj.metadata.resourceVersion;
             return obj;
           }
-          await yieldIfBusy(ctx);
+          if (loopHeld()) await nextTurn();
           const obj = await updated(cloneJson(current));
           this.checkResourceVersion(obj, current, strategy);
           this.beforeUpdate(ctx, obj, current, strategy);
           await this.deps.admission.admit(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
-          await yieldIfBusy(ctx);
+          if (loopHeld()) await nextTurn();
           this.validateUpdate(ctx, obj, current, strategy);
           await this.deps.admission.validate(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
-          await yieldIfBusy(ctx);
+          if (loopHeld()) await nextTurn();
           return obj;
         },
       });

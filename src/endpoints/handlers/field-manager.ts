@@ -56,7 +56,7 @@ function context(s: HandlerScope) {
 
 /** A create, update or non-apply patch: the manager takes the fields it changed; never a conflict. */
 export async function trackUpdate(s: HandlerScope, live: KubeObject | null, updated: KubeObject): Promise<KubeObject> {
-  return (await updateAsync({ ...context(s), live, updated, manager: managerFor(s) }, () => yieldIfBusy(s.ctx))).object;
+  return (await updateAsync({ ...context(s), live, updated, manager: managerFor(s) }, yieldIfBusy)).object;
 }
 
 /** Server-side apply of a configuration to the live object (null: the apply creates it). */
@@ -66,5 +66,5 @@ export async function serverSideApply(s: HandlerScope, live: KubeObject | null, 
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
   }
   const force = queryBool(s.query.force) ?? false;
-  return (await applyAsync({ ...context(s), live, config, manager, force, kind: s.store.def.kind }, () => yieldIfBusy(s.ctx))).object;
+  return (await applyAsync({ ...context(s), live, config, manager, force, kind: s.store.def.kind }, yieldIfBusy)).object;
 }

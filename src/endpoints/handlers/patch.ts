@@ -1,5 +1,5 @@
 /** PATCH by Content-Type: JSON patch, merge patch, strategic merge patch, and server-side apply. */
-import { JsonDepthError, KubeObject, errors, fieldErrors, isObject, parseJsonBounded, startTurns, yieldIfBusy } from '../../api';
+import { JsonDepthError, KubeObject, errors, fieldErrors, isObject, parseJsonBounded, loopHeld, nextTurn } from '../../api';
 import { applyPatch, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
@@ -36,7 +36,6 @@ function patchDepthError(type: string, validation: string, message: string) {
 }
 
 export async function patchHandler(s: HandlerScope): Promise<void> {
-  startTurns(s.ctx);
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'PatchOptions');
   // kube has no CBOR form of the non-apply patch kinds; apply-patch+cbor is not served yet either.
@@ -60,14 +59,14 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     }
     if (!isObject(config)) throw errors.badRequest('error decoding YAML: the apply configuration must be an object');
     checkResponseOptions(s, target);
-    await yieldIfBusy(s.ctx);
+    if (loopHeld()) await nextTurn();
     // An apply creates the object when it does not exist (never through a subresource).
     const r = await s.store.update(
       s.ctx,
       s.info.name,
       async (current) => {
         const applied = await serverSideApply(s, current, config as Record<string, unknown>);
-        await yieldIfBusy(s.ctx);
+        if (loopHeld()) await nextTurn();
         // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
         if (duplicates.length && validation === 'Strict') {
           throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
@@ -76,12 +75,12 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
         if (validation === 'Warn') for (const d of duplicates) s.ctx.warnings.push(d);
         const obj = admitObject(s, applied, validation);
         checkName(s, obj);
-        await yieldIfBusy(s.ctx);
+        if (loopHeld()) await nextTurn();
         return obj;
       },
       { subresource, create: 'always' },
     );
-    await yieldIfBusy(s.ctx);
+    if (loopHeld()) await nextTurn();
     writeObject(s, r.created ? 201 : 200, r.object, target);
     return;
   }
@@ -99,21 +98,21 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
   }
   checkResponseOptions(s, target);
-  await yieldIfBusy(s.ctx);
+  if (loopHeld()) await nextTurn();
   const r = await s.store.update(
     s.ctx,
     s.info.name,
     async (current) => {
       if (!current) throw errors.notFound(s.store.gr, s.info.name);
       const patched = applyPatch(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
-      await yieldIfBusy(s.ctx);
+      if (loopHeld()) await nextTurn();
       const obj = admitObject(s, patched, validation);
       checkName(s, obj);
-      await yieldIfBusy(s.ctx);
+      if (loopHeld()) await nextTurn();
       return trackUpdate(s, current, obj);
     },
     { subresource, create: 'never' },
   );
-  await yieldIfBusy(s.ctx);
+  if (loopHeld()) await nextTurn();
   writeObject(s, 200, r.object, target);
 }

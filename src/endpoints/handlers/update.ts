@@ -1,12 +1,11 @@
 /** PUT of an object (or of its status/finalize subresource). */
-import { errors, cloneJson, startTurns, yieldIfBusy } from '../../api';
+import { errors, cloneJson, loopHeld, nextTurn } from '../../api';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { trackUpdate, validateManagerParam } from './field-manager';
 import { parseDryRun, readObjectBody } from './write-options';
 
 export async function updateHandler(s: HandlerScope): Promise<void> {
-  startTurns(s.ctx);
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'UpdateOptions');
   validateManagerParam(s, 'UpdateOptions');
@@ -20,11 +19,11 @@ export async function updateHandler(s: HandlerScope): Promise<void> {
     s.ctx,
     s.info.name,
     async (current) => {
-      await yieldIfBusy(s.ctx);
+      if (loopHeld()) await nextTurn();
       return trackUpdate(s, current, cloneJson(obj));
     },
     { subresource: s.info.subresource || undefined },
   );
-  await yieldIfBusy(s.ctx);
+  if (loopHeld()) await nextTurn();
   writeObject(s, r.created ? 201 : 200, r.object, target);
 }

@@ -1,5 +1,5 @@
 /** Query options shared by the write verbs: dryRun, fieldValidation, fieldManager; body decoding into the kind. */
-import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion, yieldIfBusy } from '../../api';
+import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion, loopHeld, nextTurn } from '../../api';
 import { decodeBody, decodeYamlBody } from '../codec';
 import { readBody } from '../body';
 import { jsonDuplicateFields, yamlUnmarshalErrors } from '../duplicate-fields';
@@ -82,14 +82,14 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   if (format === 'yaml') {
     // Repeated keys are not a decode error for YAML: strict decoding reports them (kube's YAML path).
     const { value, duplicates } = await decodeYamlBody(body, s.store.def.kind);
-    await yieldIfBusy(s.ctx);
+    if (loopHeld()) await nextTurn();
     const strict = duplicates.length ? [yamlUnmarshalErrors(duplicates)] : [];
     return admitObject(s, value, validation, { strict, warn: duplicates });
   }
   const raw = await decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
-  await yieldIfBusy(s.ctx);
+  if (loopHeld()) await nextTurn();
   const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
-  if (duplicates.length) await yieldIfBusy(s.ctx);
+  if (duplicates.length && loopHeld()) await nextTurn();
   const msgs = duplicates.map((f) => `duplicate field "${f}"`);
   return admitObject(s, raw, validation, { strict: msgs, warn: msgs });
 }
