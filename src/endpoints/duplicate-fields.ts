@@ -3,7 +3,6 @@
  * reports each as `duplicate field "<path>"` (400 with fieldValidation=Strict, a warning with Warn).
  */
 import { keyCountOf, scanJson } from '../api/json-depth';
-import { decodeYaml, type YamlDecoded } from './yaml-decode';
 
 /**
  * Paths of repeated object keys in a JSON document, in document order, rendered as kube's strict
@@ -115,15 +114,6 @@ function propertyCount(root: unknown): number {
     }
   }
   return n;
-}
-
-/**
- * Parses YAML that may repeat a key: kube's YAML decoding reports `line N: key "k" already set in
- * map` for each repeat, in go-yaml's order, and keeps the last value. One linear pass
- * (yaml-decode.ts); a body YAML cannot decode throws YamlError with go-yaml's message.
- */
-export function yamlWithDuplicates(text: string): YamlDecoded {
-  return decodeYaml(text);
 }
 
 /** go-yaml's error text for repeated keys, as kube's strict YAML decoding reports them. */

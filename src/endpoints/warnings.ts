@@ -128,6 +128,28 @@ export class WarningRecorder {
   get isTruncating(): boolean {
     return this.truncating;
   }
+
+  /** Every later text is dropped unseen: truncating and the bound reached (nothing is recorded any more). */
+  get isDiscarding(): boolean {
+    return this.truncating && this.written >= truncateAtTotalRunes;
+  }
+}
+
+/**
+ * Appends `count` texts, made by `text(i)`, to a request's warning list — but only as many as the
+ * recorder can still use: once the recorder fed with `list` has reached its discarding state, every
+ * later text is dropped without being recorded, so the rest are neither formatted nor appended (the
+ * headers made from the list are the same). For bodies with hundreds of thousands of unknown fields.
+ */
+export function appendWarnings(list: string[], count: number, text: (i: number) => string): void {
+  if (count === 0) return;
+  const r = new WarningRecorder();
+  for (const t of list) r.add(t);
+  for (let i = 0; i < count && !r.isDiscarding; i++) {
+    const t = text(i);
+    r.add(t);
+    list.push(t);
+  }
 }
 
 /** The Warning header values kube would send for these warnings, added in this order. */

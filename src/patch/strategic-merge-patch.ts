@@ -139,6 +139,10 @@ function discardNulls(v: unknown): void {
 
 /** The patch value as stored when there is nothing to merge with (absent or different type). */
 function takePatchValue(original: JsonObject, key: string, patchV: unknown): void {
+  if (typeof patchV !== 'object' || patchV === null) {
+    setOwn(original, key, patchV); // a scalar: nothing to discard or remove
+    return;
+  }
   discardNulls(patchV);
   const [v, keep] = removeDirectives(patchV);
   if (keep) setOwn(original, key, v);
@@ -292,10 +296,15 @@ function validateSetOrder(patchList: unknown[], order: unknown[], mergeKey: stri
   }
 }
 
-/** mergePatchIntoOriginal: applies every `$setElementOrder/<field>` with its list. */
-function applySetElementOrder(ctx: Ctx, original: JsonObject, patch: JsonObject, schema: Schema | undefined): void {
-  for (const key of Object.keys(patch)) {
-    if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
+/**
+ * mergePatchIntoOriginal: applies every `$setElementOrder/<field>` with its list. `keys` are the
+ * patch's keys; true when any was such a directive (the patch has lost keys then).
+ */
+function applySetElementOrder(ctx: Ctx, original: JsonObject, patch: JsonObject, schema: Schema | undefined, keys: string[]): boolean {
+  let found = false;
+  for (const key of keys) {
+    if (key.charCodeAt(0) !== 36 /* $ */ || !key.startsWith(SET_ELEMENT_ORDER)) continue;
+    found = true;
     const order = patch[key];
     delete patch[key];
     if (!Array.isArray(order)) throw errBadArgType(SLICE_TYPE, order);
@@ -325,6 +334,7 @@ function applySetElementOrder(ctx: Ctx, original: JsonObject, patch: JsonObject,
     setOwn(original, field, normalizeElementOrder(inOrder, serverOnly, order, live.view, meta.mergeKey, kind));
     delete patch[field];
   }
+  return found;
 }
 
 /** mergeMap: merges `patch` into `original` (both already private copies; mutated). */
@@ -340,9 +350,11 @@ function mergeMap(ctx: Ctx, original: JsonObject | null, patch: JsonObject, sche
   }
   const orig = original ?? {};
   applyRetainKeys(orig, patch);
-  applySetElementOrder(ctx, orig, patch, schema);
+  // One enumeration of the patch's keys serves both passes unless directives removed some.
+  let keys = Object.keys(patch);
+  if (applySetElementOrder(ctx, orig, patch, schema, keys)) keys = Object.keys(patch);
 
-  for (const rawKey of Object.keys(patch)) {
+  for (const rawKey of keys) {
     const patchV = patch[rawKey];
     let key = rawKey;
     let isDeleteList = false;

@@ -44,6 +44,8 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   validateManagerParam(s, 'PatchOptions');
   const validation = parseFieldValidation(s);
   const raw = (await readBody(s.req)).toString('utf8');
+  // The body's work starts this turn's clock (api/turns.ts), so the decode and patch below are counted.
+  if (loopHeld()) await nextTurn();
   const subresource = s.info.subresource || undefined;
 
   if (type === 'application/apply-patch+yaml') {
@@ -65,6 +67,8 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
       s.ctx,
       s.info.name,
       async (current) => {
+        // The object was just read: this turn's clock starts here.
+        if (loopHeld()) await nextTurn();
         const applied = await serverSideApply(s, current, config as Record<string, unknown>);
         if (loopHeld()) await nextTurn();
         // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
@@ -104,6 +108,8 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     s.info.name,
     async (current) => {
       if (!current) throw errors.notFound(s.store.gr, s.info.name);
+      // The object was just read: this turn's clock starts here.
+      if (loopHeld()) await nextTurn();
       const patched = applyPatch(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
       if (loopHeld()) await nextTurn();
       const obj = admitObject(s, patched, validation);

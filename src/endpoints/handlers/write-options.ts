@@ -2,6 +2,7 @@
 import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion, loopHeld, nextTurn } from '../../api';
 import { decodeBody, decodeYamlBody } from '../codec';
 import { readBody } from '../body';
+import { appendWarnings } from '../warnings';
 import { jsonDuplicateFields, yamlUnmarshalErrors } from '../duplicate-fields';
 import { requestBodyFormat, supportedMediaTypes } from '../negotiation';
 import { protobufServes } from '../responses';
@@ -57,18 +58,22 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
   if (kind !== def.kind) {
     throw errors.badRequest(`${kind} in version "${def.version}" cannot be handled as a ${def.kind}: no kind "${kind}" is registered for version "${apiVersion}" in scheme`);
   }
-  const decoded = s.schemas.decode(def.schemaName, { ...raw, apiVersion, kind });
-  if ((decoded.unknownFields.length || extra.strict.length) && validation !== 'Ignore') {
-    const unknown = decoded.unknownFields.map((f) => `unknown field "${f}"`);
+  // The decoder never mutates its input: when apiVersion and kind are already in place, the body is
+  // decoded as it is (a copy of a 300k-key object costs more than the decode); a fast-path result
+  // that is the input itself is copied after, so the caller still gets an object of its own.
+  const sameHead = raw.apiVersion === apiVersion && raw.kind === kind;
+  const decoded = s.schemas.decode(def.schemaName, sameHead ? raw : { ...raw, apiVersion, kind });
+  const unknownFields = decoded.unknownFields;
+  if ((unknownFields.length || extra.strict.length) && validation !== 'Ignore') {
     if (validation === 'Strict') {
-      const msgs = [...unknown, ...extra.strict];
+      const msgs = [...unknownFields.map((f) => `unknown field "${f}"`), ...extra.strict];
       throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${msgs.join(', ')}`);
     }
-    // One by one: a body may carry hundreds of thousands (spread arguments would overflow the stack).
-    for (const w of unknown) s.ctx.warnings.push(w);
-    for (const w of extra.warn) s.ctx.warnings.push(w);
+    // Only as many as the warning recorder keeps: a body may carry hundreds of thousands.
+    appendWarnings(s.ctx.warnings, unknownFields.length, (i) => `unknown field "${unknownFields[i]}"`);
+    appendWarnings(s.ctx.warnings, extra.warn.length, (i) => extra.warn[i] as string);
   }
-  const obj = decoded.object;
+  const obj = sameHead && decoded.object === raw ? ({ ...raw } as KubeObject) : decoded.object;
   if (!isObject(obj.metadata)) obj.metadata = {};
   return obj;
 }
@@ -77,6 +82,8 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
 export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const format = requestBodyFormat(s.req.headers['content-type'], { cbor: !!s.cbor });
   const body = await readBody(s.req);
+  // The body's work starts this turn's clock (api/turns.ts), so the decode below is counted.
+  if (loopHeld()) await nextTurn();
   if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!s.cbor, protobuf: false }));
   const validation = parseFieldValidation(s);
   if (format === 'yaml') {
@@ -89,7 +96,7 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const raw = await decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
   if (loopHeld()) await nextTurn();
   const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
-  if (duplicates.length && loopHeld()) await nextTurn();
+  if (loopHeld()) await nextTurn();
   const msgs = duplicates.map((f) => `duplicate field "${f}"`);
   return admitObject(s, raw, validation, { strict: msgs, warn: msgs });
 }

@@ -1,4 +1,4 @@
-import { jsonDuplicateFields, yamlWithDuplicates } from '../../../src/endpoints/duplicate-fields';
+import { jsonDuplicateFields } from '../../../src/endpoints/duplicate-fields';
 
 const cases: Array<[string, string[]]> = [
   ['{"a":1,"b":2}', []],
@@ -28,23 +28,4 @@ describe('jsonDuplicateFields', () => {
   });
 });
 
-describe('yamlWithDuplicates: every repeated key, in document order, as go-yaml reports them', () => {
-
-  test.each<[string, string[], unknown]>([
-    ['a: 1\nb: 2\n', [], { a: 1, b: 2 }],
-    ['a: 1\na: 2\n', ['line 2: key "a" already set in map'], { a: 2 }],
-    ['a: 1\na: 2\na: 3\n', ['line 2: key "a" already set in map', 'line 3: key "a" already set in map'], { a: 3 }],
-    [
-      'metadata:\n  name: x\n  name: y\ndata:\n  k: v\n  j: w\n  k: u\n',
-      ['line 3: key "name" already set in map', 'line 7: key "k" already set in map'],
-      { metadata: { name: 'y' }, data: { k: 'u', j: 'w' } },
-    ],
-    ['"a": 1\n"a": 2\n', ['line 2: key "a" already set in map'], { a: 2 }],
-  ])('%j', (text, duplicates, value) => {
-    expect(yamlWithDuplicates(text)).toEqual({ value, duplicates });
-  });
-
-  test('other YAML errors are thrown as they are', () => {
-    expect(() => yamlWithDuplicates('a: [1\n')).toThrow();
-  });
-});
+// Repeated YAML keys are found by the YAML decoder itself: test/unit/endpoints/yaml-decode.test.ts.

@@ -6,6 +6,7 @@ import http from 'node:http';
 import fc from 'fast-check';
 import {
   WarningRecorder,
+  appendWarnings,
   truncateAtTotalRunes,
   truncateItemRunes,
   warningHeaderValue,
@@ -155,5 +156,27 @@ describe('bounds: 4096 runes total, then 256-rune truncation', () => {
       }),
       { seed: 20251124, numRuns: 200 },
     );
+  });
+});
+
+describe('appendWarnings', () => {
+  it('stops adding once the recorder discards, with the same headers as adding everything', () => {
+    const make = (i: number) => `unknown field "f${i % 700}${'x'.repeat(i % 3 === 0 ? 300 : 5)}"`;
+    for (const before of [[], ['a', 'a', 'b'], ['y'.repeat(5000)]]) {
+      const all = [...before];
+      for (let i = 0; i < 5000; i++) all.push(make(i));
+      const list = [...before];
+      appendWarnings(list, 5000, make);
+      expect(list.length).toBeLessThan(all.length);
+      expect(warningHeaders(list)).toEqual(warningHeaders(all));
+    }
+  });
+
+  it('adds every text while the recorder keeps them', () => {
+    const list = ['first'];
+    appendWarnings(list, 3, (i) => `w${i}`);
+    expect(list).toEqual(['first', 'w0', 'w1', 'w2']);
+    appendWarnings(list, 0, () => 'never');
+    expect(list).toHaveLength(4);
   });
 });
