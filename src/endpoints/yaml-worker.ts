@@ -19,6 +19,7 @@
  */
 import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
+import { loopHeld } from '../api/turns';
 import { TooDeep, YamlError, decodeYamlIn, type YamlDecoded } from './yaml-decode';
 
 /** Bodies of this many characters or more are decoded in the worker. */
@@ -169,6 +170,8 @@ function finish(slot: Slot, reply: DecodeReply): void {
   else if ('internal' in reply) job.reject(new Error(`YAML decoder thread: ${reply.internal}`));
   else {
     try {
+      // This turn's work starts here (api/turns.ts): the request's next checkpoint counts the parse.
+      loopHeld();
       let value: unknown = reply.json === undefined ? undefined : JSON.parse(reply.json);
       if (reply.nonce) value = revive(value, reply.nonce);
       job.resolve({ value, duplicates: reply.duplicates });
