@@ -254,4 +254,8 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-void main(process.argv.slice(2));
+// A failure before the server runs (the stray-error handlers would only log it) ends the process with 1.
+main(process.argv.slice(2)).catch((e: unknown) => {
+  process.stderr.write(`platform-apiserver: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

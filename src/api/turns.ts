@@ -14,6 +14,24 @@
 /** How long the loop may be held before a checkpoint yields, ms. */
 const sliceMs = 20;
 
+/** Requests in flight whose body is large enough to hold the loop (see beginHeavy). */
+let heavy = 0;
+
+/**
+ * Marks a request whose body is large (the handlers call it past 64 KiB) until the returned
+ * function is called: checkpoints are live only while such a request is in flight, so while none
+ * is, a checkpoint is one comparison — no clock read, no marker on the loop.
+ */
+export function beginHeavy(): () => void {
+  heavy++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    heavy--;
+  };
+}
+
 /** When the current run of the loop began (the first checkpoint of this turn). */
 let turnStart = 0;
 /** A marker is queued to note the turn's end. */
@@ -29,6 +47,7 @@ function endTurn(): void {
  * path of a small request pays no microtask.
  */
 export function loopHeld(): boolean {
+  if (heavy === 0) return false;
   const now = performance.now();
   if (!marking) {
     // The first checkpoint since the loop last turned: the clock starts here.

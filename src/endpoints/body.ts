@@ -13,6 +13,19 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 export const maxDrainBytes = 256 * 1024;
 
 /**
+ * How long an HTTP/2 request's body may take to arrive (HTTP/1.1 has the server's requestTimeout,
+ * which closes the connection). kube's timeout filter ends a non-long-running request after
+ * --request-timeout (60 s) with a 504 whatever it is doing; here the body's read is what can hang
+ * (a stream that declares a body and stalls would hold its in-flight slot for ever).
+ */
+let http2BodyTimeoutMs = 60_000;
+
+/** Sets the HTTP/2 body read timeout (ApiServer's requestReadTimeoutMs; tests shorten it). */
+export function setHttp2BodyTimeout(ms: number): void {
+  http2BodyTimeoutMs = ms;
+}
+
+/**
  * The whole body. Past `limit` (declared or, for a chunked body, counted) it rejects with 413 and
  * leaves the connection as kube (Go) leaves it (kube-limits §4):
  * - HTTP/1.1: kube reads limit + 1 bytes, then Go drains at most 256 KiB more. A rest it can drain
@@ -70,7 +83,16 @@ export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Pro
     const done = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
+      clearTimeout(timer);
     };
+    // kube's answer when the request-timeout filter ends a request (504, no retry hint).
+    const timer = isHttp2(req)
+      ? setTimeout(() => {
+          done();
+          abandonBody(req);
+          reject(errors.timeout('request did not complete within requested timeout - context deadline exceeded'));
+        }, http2BodyTimeoutMs).unref()
+      : undefined;
     const onAborted = (): void => onError(new Error('request aborted'));
     req.on('data', onData);
     req.on('end', onEnd);
@@ -96,7 +118,9 @@ function abandonBody(req: IncomingMessage): void {
     const reset = (): void => {
       if (!stream.destroyed && !stream.closed && !(stream as { readableEnded?: boolean }).readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
     };
-    if (res) res.once('finish', reset);
+    // The stream's own 'finish' (its writable side flushed): the compatibility response's 'finish'
+    // waits for the whole stream to close, which the unread request side prevents.
+    if (res) stream.once('finish', reset);
     else reset();
     return;
   }

@@ -36,6 +36,22 @@ export async function decodeBody(
   expectedApiVersion = 'v1',
   cbor?: CborSerializer,
 ): Promise<unknown> {
+  if (format === 'yaml') return (await decodeYamlBody(body, expectedKind)).value;
+  return decodeBodySync(body, format, expectedKind, protobuf, expectedApiVersion, cbor);
+}
+
+/**
+ * decodeBody for every format but YAML (whose large bodies are decoded off the event loop: use
+ * decodeYamlBody): synchronous, so a small write's decode costs no promise.
+ */
+export function decodeBodySync(
+  body: Buffer,
+  format: Exclude<OutputFormat, 'yaml'>,
+  expectedKind: string,
+  protobuf?: ProtobufSerializer,
+  expectedApiVersion = 'v1',
+  cbor?: CborSerializer,
+): unknown {
   if (format === 'protobuf') {
     if (!protobuf) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!cbor, protobuf: false }));
     return protobuf.decode(body, { into: { apiVersion: expectedApiVersion, kind: expectedKind } });
@@ -57,7 +73,6 @@ export async function decodeBody(
   }
   const text = body.toString('utf8');
   try {
-    if (format === 'yaml') return (await decodeYamlBody(body, expectedKind)).value;
     // Go's decoder refuses nesting past 10000 levels (json-depth.ts); V8's parser would not.
     return parseJsonBounded(text);
   } catch (e) {
@@ -74,9 +89,9 @@ export async function decodeBody(
  * 400 with its error as kube's YAML serializer returns it, before any version/kind is read.
  * Large and deep bodies are decoded off the event loop (yaml-worker.ts).
  */
-export async function decodeYamlBody(body: Buffer, expectedKind: string): Promise<YamlDecoded> {
+export async function decodeYamlBody(body: Buffer, expectedKind: string, signal?: AbortSignal): Promise<YamlDecoded> {
   try {
-    return await decodeYamlAsync(body.toString('utf8'));
+    return await decodeYamlAsync(body.toString('utf8'), signal);
   } catch (e) {
     if (!(e instanceof YamlError)) throw e;
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): ${e.message} (${summarizeData(body)})`);

@@ -9,16 +9,20 @@
  * and not recursive, so the main thread never holds the loop for the decode itself.
  *
  * Bounds (docs/limits.md): at most `workers` threads, started lazily, `unref()`ed while idle and
- * ended after `idleMs` idle; one decode at a time each, the rest wait in a FIFO queue (bounded by
- * the server's in-flight request limits); each decode may take `timeoutMs` and the thread may use
- * `maxOldGenerationSizeMb` of heap. A thread that dies (out of memory, crash, timeout — none of
- * which a legal body can cause) fails its request with an Error (a 500 the handler logs) and the
- * next request starts a fresh one.
+ * ended after `idleMs` idle; one decode at a time each, the rest wait in a FIFO queue of at most
+ * `queueLength` jobs, each for at most `queueWaitMs` (past either the request gets 429
+ * TooManyRequests with Retry-After: 1 — load, not a fault); each decode may take `timeoutMs` and the
+ * thread may use `maxOldGenerationSizeMb` of heap. A thread that dies (out of memory, crash,
+ * timeout — none of which a legal body can cause) or cannot be started fails its request with an
+ * Error (a 500 the handler logs) and the next request starts a fresh one. A job whose AbortSignal
+ * aborts (its client went away: `withCloseSignal`) leaves the queue at once; one already being
+ * decoded finishes and its result is dropped.
  *
  * This file is also the worker's entry point (it runs as one when `workerData.yamlDecoder` is set).
  */
-import { Worker, parentPort, workerData } from 'node:worker_threads';
+import { Worker, parentPort, workerData, type WorkerOptions } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
+import { errors } from '../api/errors';
 import { loopHeld } from '../api/turns';
 import { TooDeep, YamlError, decodeYamlIn, type YamlDecoded } from './yaml-decode';
 
@@ -37,6 +41,15 @@ export const yamlWorkerLimits = {
   stackSizeMb: 256,
   /** An idle thread is ended after this long. */
   idleMs: 30_000,
+  /** Jobs waiting for a thread at most; one more is answered 429. */
+  queueLength: 16,
+  /** A job still waiting for a thread after this long is answered 429. */
+  queueWaitMs: 10_000,
+};
+
+/** Internal test hook: how a thread is made (tests make it fail). */
+export const yamlWorkerInternals = {
+  newWorker: (filename: string, options: WorkerOptions): Worker => new Worker(filename, options),
 };
 
 interface DecodeRequest {
@@ -105,8 +118,11 @@ function revive(root: unknown, nonce: string): unknown {
 
 interface Job {
   text: string;
+  /** Each settles the job once (later calls do nothing) and drops its timer and abort listener. */
   resolve(d: YamlDecoded): void;
   reject(e: Error): void;
+  /** The deadline of its wait in the queue. */
+  wait?: NodeJS.Timeout;
 }
 
 interface Slot {
@@ -131,9 +147,10 @@ require(workerData.entry);
 
 function startWorker(): Slot {
   const resourceLimits = { stackSizeMb: yamlWorkerLimits.stackSizeMb, maxOldGenerationSizeMb: yamlWorkerLimits.maxOldGenerationSizeMb };
+  // May throw (ERR_WORKER_INIT_FAILED, EAGAIN): nothing is recorded until it has returned.
   const worker = __filename.endsWith('.ts')
-    ? new Worker(tsBootstrap, { eval: true, workerData: { yamlDecoder: true, entry: __filename, typescript: require.resolve('typescript') }, resourceLimits })
-    : new Worker(__filename, { workerData: { yamlDecoder: true }, resourceLimits });
+    ? yamlWorkerInternals.newWorker(tsBootstrap, { eval: true, workerData: { yamlDecoder: true, entry: __filename, typescript: require.resolve('typescript') }, resourceLimits })
+    : yamlWorkerInternals.newWorker(__filename, { workerData: { yamlDecoder: true }, resourceLimits });
   worker.unref();
   const slot: Slot = { worker, dead: false };
   worker.on('message', (reply: DecodeReply) => finish(slot, reply));
@@ -156,7 +173,7 @@ function fail(slot: Slot, err: Error): void {
     clearTimeout(job.timer);
     job.reject(err);
   }
-  void slot.worker.terminate();
+  slot.worker.terminate().catch(() => undefined);
   dispatch();
 }
 
@@ -182,14 +199,36 @@ function finish(slot: Slot, reply: DecodeReply): void {
   dispatch();
 }
 
+/** Takes a job out of the queue (aborted or waited too long); false if it was not there. */
+function unqueue(job: Job): boolean {
+  const i = queue.indexOf(job);
+  if (i < 0) return false;
+  queue.splice(i, 1);
+  return true;
+}
+
+/** 429: waiting for a decoder thread is load, not a fault (ours: kube decodes on the request's goroutine). */
+function busy(): Error {
+  return errors.tooManyRequests('the server is busy decoding request bodies, please try again later', 1);
+}
+
+/** Gives queued jobs to free threads, starting threads up to the limit. Never throws (it runs in listeners and timers). */
 function dispatch(): void {
   while (queue.length) {
     let slot = slots.find((s) => !s.job);
-    if (!slot) {
-      if (slots.length >= Math.max(1, yamlWorkerLimits.workers)) return;
-      slot = startWorker();
-    }
+    if (!slot && slots.length >= Math.max(1, yamlWorkerLimits.workers)) break;
+    // The job is taken first: if no thread can be started, it fails alone and the rest go on.
     const job = queue.shift() as Job;
+    if (job.wait) clearTimeout(job.wait);
+    job.wait = undefined;
+    if (!slot) {
+      try {
+        slot = startWorker();
+      } catch (e) {
+        job.reject(new Error(`YAML decoder thread could not be started: ${(e as Error)?.message ?? String(e)}`));
+        continue;
+      }
+    }
     if (slot.idle) clearTimeout(slot.idle);
     slot.idle = undefined;
     const id = nextId++;
@@ -206,20 +245,95 @@ function dispatch(): void {
   }
 }
 
-/** Decodes in a worker thread (whatever the body's size). */
-export function decodeYamlInWorker(text: string): Promise<YamlDecoded> {
+/**
+ * Decodes in a worker thread (whatever the body's size). When `signal` aborts, a queued job leaves
+ * the queue and one being decoded is left to finish; either way the promise rejects with the
+ * signal's reason at once.
+ */
+export function decodeYamlInWorker(text: string, signal?: AbortSignal): Promise<YamlDecoded> {
   return new Promise<YamlDecoded>((resolve, reject) => {
-    queue.push({ text, resolve, reject });
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      if (job.wait) clearTimeout(job.wait);
+      job.wait = undefined;
+      signal?.removeEventListener('abort', onAbort);
+      return true;
+    };
+    const job: Job = {
+      text,
+      resolve: (d) => {
+        if (settle()) resolve(d);
+      },
+      reject: (e) => {
+        if (settle()) reject(e);
+      },
+    };
+    const onAbort = (): void => {
+      unqueue(job);
+      job.reject(abortReason(signal as AbortSignal));
+    };
+    queue.push(job);
     dispatch();
+    if (settled || !queue.includes(job)) {
+      // Given to a thread (or failed) at once: only an abort can still concern it.
+      if (!settled) signal?.addEventListener('abort', onAbort, { once: true });
+      return;
+    }
+    if (queue.length > Math.max(0, yamlWorkerLimits.queueLength)) {
+      unqueue(job);
+      job.reject(busy());
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    job.wait = setTimeout(() => {
+      if (unqueue(job)) job.reject(busy());
+    }, yamlWorkerLimits.queueWaitMs);
   });
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  return r instanceof Error ? r : new Error('YAML decode aborted');
+}
+
+/** What `withCloseSignal` needs of a response (express's, over HTTP/1.1 or HTTP/2). */
+export interface ClosableResponse {
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+  readonly closed?: boolean;
+  readonly destroyed?: boolean;
+}
+
+/**
+ * Runs `work` with a signal that aborts when the response closes before it settles (the client went
+ * away), with kube's error for a cancelled request context (504 Timeout; nobody reads it). The
+ * 'close' listener is removed when `work` settles.
+ */
+export async function withCloseSignal<T>(res: ClosableResponse, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const onClose = (): void => ac.abort(errors.timeout('request did not complete within requested timeout - context canceled'));
+  if (res.closed || res.destroyed) onClose();
+  else res.once('close', onClose);
+  try {
+    return await work(ac.signal);
+  } finally {
+    res.off('close', onClose);
+  }
 }
 
 /**
  * decodeYaml (yaml-decode.ts) without holding the event loop: small shallow bodies here, the rest
  * in the worker. Same values, repeated keys and YamlError messages; a thread failure is a plain
- * Error (the server's fault).
+ * Error (the server's fault), a full queue or too long a wait a 429 ApiError; `signal` as for
+ * decodeYamlInWorker (a body decoded here is not cancelled).
  */
-export async function decodeYamlAsync(text: string): Promise<YamlDecoded> {
+export async function decodeYamlAsync(text: string, signal?: AbortSignal): Promise<YamlDecoded> {
   if (text.length < yamlWorkerThreshold) {
     try {
       const { value, duplicates } = decodeYamlIn(text, 'shallow');
@@ -228,7 +342,7 @@ export async function decodeYamlAsync(text: string): Promise<YamlDecoded> {
       if (!(e instanceof TooDeep)) throw e;
     }
   }
-  return decodeYamlInWorker(text);
+  return decodeYamlInWorker(text, signal);
 }
 
 /** Ends every decoder thread (tests); requests in flight fail. */

@@ -17,6 +17,7 @@ import type { Storage } from '../storage';
 import { BytePath, ByteFieldSchema, CborCodec, byteFieldPaths } from '../storage/codec/cbor-codec';
 import { ProtobufCodec } from '../storage/codec/protobuf-codec';
 import { FeatureGates } from '../config';
+import { setHttp2BodyTimeout } from '../endpoints/body';
 import { EncodingCache } from '../endpoints/encoding-cache';
 import { WatchFrameFlusher } from '../endpoints/watch-frames';
 import { defaultWatchBufferBytes } from '../endpoints/handlers/watch';
@@ -59,7 +60,10 @@ export interface ApiServerOptions {
   disableHttp2?: boolean;
   /** HTTP/1.1 ReadHeaderTimeout (default kube's 32 s; tests shorten it). Also the TLS handshake deadline. */
   readHeaderTimeoutMs?: number;
-  /** HTTP/1.1: time for a whole request, body included, to arrive (default 60 s, kube's --request-timeout; 0 = none). */
+  /**
+   * Time for a whole request, body included, to arrive (default 60 s, kube's --request-timeout):
+   * HTTP/1.1 closes the connection past it (0 = none); an HTTP/2 body still arriving gets kube's 504.
+   */
   requestReadTimeoutMs?: number;
   /** Idle keep-alive / HTTP/2 connection timeout (default kube's 90 s). */
   idleTimeoutMs?: number;
@@ -89,6 +93,8 @@ export class ApiServer {
   ) {
     // Every open watch listens for shutdown: thousands of listeners are expected, not a leak.
     setMaxListeners(0, this.shutdown.signal);
+    // One setting per process (the body reader is shared): the last server made decides.
+    setHttp2BodyTimeout(opts.requestReadTimeoutMs || 60_000);
     const admission = new AdmissionChain([
       namespaceLifecycle((name) => this.getNamespace(name)),
       resourceQuota({

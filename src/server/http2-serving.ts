@@ -277,9 +277,7 @@ export class SecureServer {
     session.once('close', () => this.sessions.delete(session));
     // A session or stream 'error' without a listener would be thrown: log it, the session/stream is gone.
     session.on('error', (e: Error) => this.log.debug('http2 session error', { error: e.message }));
-    session.on('stream', (stream: http2.ServerHttp2Stream) => {
-      stream.on('error', (e: Error) => this.log.debug('http2 stream error', { error: e.message }));
-    });
+    const onStreamError = (e: Error): void => void this.log.debug('http2 stream error', { error: e.message });
     if (!session.destroyed) session.setLocalWindowSize(windowBytes);
     let open = 0;
     let idle: NodeJS.Timeout | undefined;
@@ -288,6 +286,7 @@ export class SecureServer {
       idle.unref();
     };
     session.on('stream', (stream: http2.ServerHttp2Stream) => {
+      stream.on('error', onStreamError);
       open++;
       clearTimeout(idle);
       stream.once('close', () => {

@@ -70,6 +70,8 @@ export interface TestServerOptions {
   featureGates?: Record<string, boolean>;
   /** The authorization slot (default AlwaysAllow). */
   authorizer?: Authorizer;
+  /** Time for a request (body included) to arrive (default 60 s). */
+  requestReadTimeoutMs?: number;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -102,6 +104,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     eventTtlSeconds: opts.eventTtlSeconds,
     featureGates,
     authorizer: opts.authorizer,
+    requestReadTimeoutMs: opts.requestReadTimeoutMs,
   });
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;

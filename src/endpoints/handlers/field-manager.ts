@@ -55,8 +55,10 @@ function context(s: HandlerScope) {
 }
 
 /** A create, update or non-apply patch: the manager takes the fields it changed; never a conflict. */
-export async function trackUpdate(s: HandlerScope, live: KubeObject | null, updated: KubeObject): Promise<KubeObject> {
-  return (await updateAsync({ ...context(s), live, updated, manager: managerFor(s) }, yieldIfBusy)).object;
+export function trackUpdate(s: HandlerScope, live: KubeObject | null, updated: KubeObject): KubeObject | Promise<KubeObject> {
+  // Synchronous unless the field manager had to pause (a large object): a small write pays no promise.
+  const r = updateAsync({ ...context(s), live, updated, manager: managerFor(s) }, yieldIfBusy);
+  return r instanceof Promise ? r.then((x) => x.object) : r.object;
 }
 
 /** Server-side apply of a configuration to the live object (null: the apply creates it). */

@@ -5,10 +5,10 @@ import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { yamlUnmarshalErrors } from '../duplicate-fields';
-import { decodeYamlAsync } from '../yaml-worker';
+import { decodeYamlAsync, withCloseSignal } from '../yaml-worker';
 import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
-import { admitObject, parseDryRun, parseFieldValidation } from './write-options';
+import { admitObject, markIfHeavy, parseDryRun, parseFieldValidation } from './write-options';
 
 const supportedPatchTypes = [
   'application/json-patch+json',
@@ -43,7 +43,9 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   if (!type) throw errors.unsupportedMediaType(supportedPatchTypes);
   validateManagerParam(s, 'PatchOptions');
   const validation = parseFieldValidation(s);
-  const raw = (await readBody(s.req)).toString('utf8');
+  const bodyBytes = await readBody(s.req);
+  markIfHeavy(s, bodyBytes.length);
+  const raw = bodyBytes.toString('utf8');
   // The body's work starts this turn's clock (api/turns.ts), so the decode and patch below are counted.
   if (loopHeld()) await nextTurn();
   const subresource = s.info.subresource || undefined;
@@ -53,7 +55,8 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     let duplicates: string[];
     try {
       // A repeated key is no decode error (the last wins); strict decoding reports it below.
-      ({ value: config, duplicates } = await decodeYamlAsync(raw));
+      // A client that goes away takes its body out of the decoder's queue.
+      ({ value: config, duplicates } = await withCloseSignal(s.res, (signal) => decodeYamlAsync(raw, signal)));
     } catch (e) {
       // kube's applyPatcher: sigs.k8s.io/yaml Unmarshal's error, wrapped.
       if (e instanceof YamlError) throw errors.badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);

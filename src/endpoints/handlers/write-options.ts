@@ -1,12 +1,13 @@
 /** Query options shared by the write verbs: dryRun, fieldValidation, fieldManager; body decoding into the kind. */
-import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion, loopHeld, nextTurn } from '../../api';
-import { decodeBody, decodeYamlBody } from '../codec';
+import { KubeObject, apiVersionOf, errors, fieldErrors, isObject, parseApiVersion, beginHeavy, loopHeld, nextTurn } from '../../api';
+import { decodeBodySync, decodeYamlBody } from '../codec';
 import { readBody } from '../body';
 import { appendWarnings } from '../warnings';
 import { jsonDuplicateFields, yamlUnmarshalErrors } from '../duplicate-fields';
 import { requestBodyFormat, supportedMediaTypes } from '../negotiation';
 import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
+import { withCloseSignal } from '../yaml-worker';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -78,22 +79,32 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
   return obj;
 }
 
+/** Bodies from this size on may hold the event loop: their request arms the checkpoints (api/turns.ts) until it is answered. */
+const heavyBodyBytes = 64 * 1024;
+
+/** Arms the checkpoints for a request with a large body, until its response closes. */
+export function markIfHeavy(s: HandlerScope, bodyBytes: number): void {
+  if (bodyBytes >= heavyBodyBytes) s.res.once('close', beginHeavy());
+}
+
 /** Reads and decodes the request body of a create/update (JSON, YAML, protobuf, or CBOR while its gate is on) into the endpoint's kind. */
 export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   const format = requestBodyFormat(s.req.headers['content-type'], { cbor: !!s.cbor });
   const body = await readBody(s.req);
+  markIfHeavy(s, body.length);
   // The body's work starts this turn's clock (api/turns.ts), so the decode below is counted.
   if (loopHeld()) await nextTurn();
   if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!s.cbor, protobuf: false }));
   const validation = parseFieldValidation(s);
   if (format === 'yaml') {
     // Repeated keys are not a decode error for YAML: strict decoding reports them (kube's YAML path).
-    const { value, duplicates } = await decodeYamlBody(body, s.store.def.kind);
+    // A client that goes away takes its body out of the decoder's queue.
+    const { value, duplicates } = await withCloseSignal(s.res, (signal) => decodeYamlBody(body, s.store.def.kind, signal));
     if (loopHeld()) await nextTurn();
     const strict = duplicates.length ? [yamlUnmarshalErrors(duplicates)] : [];
     return admitObject(s, value, validation, { strict, warn: duplicates });
   }
-  const raw = await decodeBody(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
+  const raw = decodeBodySync(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
   if (loopHeld()) await nextTurn();
   const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
   if (loopHeld()) await nextTurn();

@@ -1,5 +1,14 @@
 import { decodeYaml, YamlError } from '../../../src/endpoints/yaml-decode';
-import { decodeYamlAsync, decodeYamlInWorker, stopYamlWorkers, yamlWorkerLimits } from '../../../src/endpoints/yaml-worker';
+import { EventEmitter } from 'node:events';
+import { ApiError } from '../../../src/api/errors';
+import {
+  decodeYamlAsync,
+  decodeYamlInWorker,
+  stopYamlWorkers,
+  withCloseSignal,
+  yamlWorkerInternals,
+  yamlWorkerLimits,
+} from '../../../src/endpoints/yaml-worker';
 
 afterAll(async () => {
   await stopYamlWorkers();
@@ -186,5 +195,174 @@ describe('a failing worker fails only its request', () => {
     const second = decodeYamlInWorker('b: 2\n');
     expect(await first).toMatch(/YAML decoder thread/);
     expect((await second).value).toEqual({ b: 2 });
+  });
+});
+
+describe('the queue: bounded, timed and cancellable', () => {
+  const saved = { ...yamlWorkerLimits };
+  const savedInternals = { ...yamlWorkerInternals };
+  afterEach(async () => {
+    Object.assign(yamlWorkerLimits, saved);
+    Object.assign(yamlWorkerInternals, savedInternals);
+    await stopYamlWorkers();
+  });
+
+  const big = (): string => fill((i) => `k${i}: v\n`, '', '', MiB);
+  const settled = <T>(p: Promise<T>): Promise<T | Error> => p.then((v) => v, (e: Error) => e);
+  const expectBusy = (e: unknown): void => {
+    expect(e).toBeInstanceOf(ApiError);
+    const err = e as ApiError;
+    expect(err.code).toBe(429);
+    expect(err.reason).toBe('TooManyRequests');
+    expect(err.status.message).toBe('Too many requests: the server is busy decoding request bodies, please try again later');
+    expect(err.headers()).toEqual({ 'Retry-After': '1' });
+  };
+
+  test('an aborted job leaves the queue and rejects with the reason; the running one finishes', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 1;
+    yamlWorkerLimits.queueLength = 1;
+    // Everything up to the first await runs before the thread can answer: the first job holds it.
+    const first = decodeYamlInWorker(big());
+    const ac = new AbortController();
+    const queued = settled(decodeYamlInWorker('q: 1\n', ac.signal));
+    const reason = new Error('client went away');
+    ac.abort(reason);
+    // Its place in the queue is free again: the next job waits instead of getting 429.
+    const next = decodeYamlInWorker('n: 2\n');
+    const over = settled(decodeYamlInWorker('o: 3\n'));
+    expect(await queued).toBe(reason);
+    expectBusy(await over);
+    expect(((await first).value as Record<string, string>).k0).toBe('v');
+    expect((await next).value).toEqual({ n: 2 });
+  });
+
+  test('an already aborted signal never queues; an abort mid-decode rejects at once and the thread goes on', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 1;
+    const gone = new AbortController();
+    gone.abort(new Error('gone'));
+    await expect(decodeYamlInWorker('a: 1\n', gone.signal)).rejects.toThrow('gone');
+    const ac = new AbortController();
+    const running = settled(decodeYamlInWorker(big(), ac.signal));
+    const after = decodeYamlInWorker('b: 2\n');
+    ac.abort(new Error('dropped'));
+    expect(((await running) as Error).message).toBe('dropped');
+    expect((await after).value).toEqual({ b: 2 });
+  });
+
+  test('past the cap a job gets 429 TooManyRequests with Retry-After: 1', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 1;
+    yamlWorkerLimits.queueLength = 2;
+    const running = decodeYamlInWorker(big());
+    const waiting = [decodeYamlInWorker('a: 1\n'), decodeYamlInWorker('b: 2\n')];
+    expectBusy(await settled(decodeYamlInWorker('c: 3\n')));
+    // Through decodeYamlAsync (the handlers' way in) too.
+    expectBusy(await settled(decodeYamlAsync(big())));
+    await running;
+    expect((await Promise.all(waiting)).map((d) => d.value)).toEqual([{ a: 1 }, { b: 2 }]);
+    expect((await decodeYamlInWorker('d: 4\n')).value).toEqual({ d: 4 });
+  });
+
+  test('a job that waits too long gets 429', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 1;
+    yamlWorkerLimits.queueWaitMs = 1;
+    // The thread starts and decodes a MiB: far longer than 1 ms.
+    const running = decodeYamlInWorker(big());
+    expectBusy(await settled(decodeYamlInWorker('a: 1\n')));
+    await running;
+    yamlWorkerLimits.queueWaitMs = saved.queueWaitMs;
+    expect((await decodeYamlInWorker('b: 2\n')).value).toEqual({ b: 2 });
+  });
+
+  test('withCloseSignal: a closing response aborts the queued decode; no listener stays behind', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 1;
+    const res = new EventEmitter();
+    const running = withCloseSignal(res, (signal) => decodeYamlAsync(big(), signal));
+    expect(res.listenerCount('close')).toBe(1);
+    const queued = settled(withCloseSignal(res, (signal) => decodeYamlAsync(big(), signal)));
+    res.emit('close');
+    const err = await queued;
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status.message).toBe('Timeout: request did not complete within requested timeout - context canceled');
+    // The running decode was aborted too (its result is dropped); the thread still serves the next.
+    await expect(running).rejects.toBeInstanceOf(ApiError);
+    expect(res.listenerCount('close')).toBe(0);
+    const open = new EventEmitter();
+    expect((await withCloseSignal(open, (signal) => decodeYamlAsync(big(), signal))).value).toBeDefined();
+    expect((await withCloseSignal(open, (signal) => decodeYamlAsync('s: 1\n', signal))).value).toEqual({ s: 1 });
+    expect(open.listenerCount('close')).toBe(0);
+    // Closed before it started: never queued.
+    const closed = Object.assign(new EventEmitter(), { closed: true });
+    await expect(withCloseSignal(closed, (signal) => decodeYamlInWorker('a: 1\n', signal))).rejects.toBeInstanceOf(ApiError);
+    expect(closed.listenerCount('close')).toBe(0);
+  });
+});
+
+describe('a thread that cannot start fails only its job', () => {
+  const saved = { ...yamlWorkerLimits };
+  const savedInternals = { ...yamlWorkerInternals };
+  afterEach(async () => {
+    Object.assign(yamlWorkerLimits, saved);
+    Object.assign(yamlWorkerInternals, savedInternals);
+    await stopYamlWorkers();
+  });
+
+  /** Makes the `n`th thread started from now fail to start (ERR_WORKER_INIT_FAILED). */
+  const failStart = (n: number): void => {
+    let calls = 0;
+    yamlWorkerInternals.newWorker = (file, options) => {
+      if (++calls === n) throw Object.assign(new Error('Worker initialization failure: EAGAIN'), { code: 'ERR_WORKER_INIT_FAILED' });
+      return savedInternals.newWorker(file, options);
+    };
+  };
+  const expectStartFailure = (e: unknown): void => {
+    expect(e).toBeInstanceOf(Error);
+    expect(e).not.toBeInstanceOf(ApiError);
+    expect(e).not.toBeInstanceOf(YamlError);
+    expect((e as Error).message).toBe('YAML decoder thread could not be started: Worker initialization failure: EAGAIN');
+  };
+
+  test('on request: that request fails (a 500), the next one starts a thread', async () => {
+    await stopYamlWorkers();
+    failStart(1);
+    expectStartFailure(await decodeYamlInWorker('a: 1\n').catch((e: unknown) => e));
+    expect((await decodeYamlInWorker('b: 2\n')).value).toEqual({ b: 2 });
+  });
+
+  test('next to a working thread: only the job that needed the new thread fails', async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 2;
+    failStart(2);
+    const first = decodeYamlInWorker(fill((i) => `k${i}: v\n`, '', '', MiB));
+    const second = decodeYamlInWorker('b: 2\n').catch((e: unknown) => e);
+    const third = decodeYamlInWorker('c: 3\n');
+    expectStartFailure(await second);
+    expect((await third).value).toEqual({ c: 3 });
+    expect(((await first).value as Record<string, string>).k0).toBe('v');
+  });
+
+  test("from a dead thread's exit listener: the queued job fails, nothing is thrown, the next request is served", async () => {
+    await stopYamlWorkers();
+    yamlWorkerLimits.workers = 1;
+    yamlWorkerLimits.maxOldGenerationSizeMb = 4;
+    failStart(2);
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown): void => void uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const dies = decodeYamlInWorker(fill((i) => `- {k${i}: [a, b, c, d, e, f, g, h, i, j, k, l, m, n]}\n`, '', '', 3 * MiB - 200)).catch((e: Error) => e);
+      const queued = decodeYamlInWorker('q: 1\n').catch((e: unknown) => e);
+      expect(((await dies) as Error).message).toMatch(/YAML decoder thread (failed|exited)/);
+      expectStartFailure(await queued);
+      yamlWorkerLimits.maxOldGenerationSizeMb = saved.maxOldGenerationSizeMb;
+      expect((await decodeYamlInWorker('r: 2\n')).value).toEqual({ r: 2 });
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 });
