@@ -27,6 +27,43 @@ export function goValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/**
+ * Go's `%v` of an unstructured value: `map[k:v ...]` with keys in byte order, `[a b]`, and each
+ * leaf as `scalar` renders it (callers differ there: fmt's own %v, or smd's quoted strings).
+ * Iterative: client values may nest 10,000 levels.
+ */
+export function goSprintWith(root: unknown, scalar: (v: unknown) => string): string {
+  const parts: string[] = [];
+  const stack: Array<{ text: string } | { value: unknown }> = [{ value: root }];
+  while (stack.length) {
+    const item = stack.pop() as { text: string } | { value: unknown };
+    if ('text' in item) {
+      parts.push(item.text);
+      continue;
+    }
+    const v = item.value;
+    if (Array.isArray(v)) {
+      parts.push('[');
+      stack.push({ text: ']' });
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ value: v[i] });
+        if (i > 0) stack.push({ text: ' ' });
+      }
+    } else if (typeof v === 'object' && v !== null) {
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o).sort((a, b) => Buffer.from(a).compare(Buffer.from(b)));
+      parts.push('map[');
+      stack.push({ text: ']' });
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i] as string;
+        stack.push({ value: o[k] });
+        stack.push({ text: `${i > 0 ? ' ' : ''}${k}:` });
+      }
+    } else parts.push(scalar(v));
+  }
+  return parts.join('');
+}
+
 /** kube's summarizeData for decode errors: a body starting with `{` quoted as text, any other as hex; past `maxLength` bytes cut with ` ...`. */
 export function summarizeData(body: Buffer, maxLength = 30): string {
   if (body.length === 0) return '<empty>';

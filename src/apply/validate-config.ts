@@ -2,6 +2,7 @@
  * Validation of an apply configuration against its type, as smd's typed conversion does before an
  * apply (typed/validate.go): undeclared fields, scalar kinds, list-map keys, duplicate items.
  */
+import { goSprintWith } from '../api/go-format';
 import { TypeRef, deduceAtom, fieldType } from './apply-type';
 import { isJsonObject } from './json-value';
 import { listItemElement } from './list-item';
@@ -95,36 +96,7 @@ function goTypeName(v: unknown): string {
   return 'map[string]interface {}';
 }
 
-// An approximation of Go's %v of an unstructured value (exact for scalars). Iterative: the value
-// comes from the client and may nest 10000 levels.
+// smd's rendering of an unstructured value in a type error: Go's %v with strings quoted.
 function goValueText(root: unknown): string {
-  const parts: string[] = [];
-  const stack: Array<{ text: string } | { value: unknown }> = [{ value: root }];
-  while (stack.length) {
-    const item = stack.pop() as { text: string } | { value: unknown };
-    if ('text' in item) {
-      parts.push(item.text);
-      continue;
-    }
-    const v = item.value;
-    if (typeof v === 'string') parts.push(JSON.stringify(v));
-    else if (Array.isArray(v)) {
-      parts.push('[');
-      stack.push({ text: ']' });
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i] });
-        if (i > 0) stack.push({ text: ' ' });
-      }
-    } else if (isJsonObject(v)) {
-      const keys = Object.keys(v).sort();
-      parts.push('map[');
-      stack.push({ text: ']' });
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i] as string;
-        stack.push({ value: v[k] });
-        stack.push({ text: `${i > 0 ? ' ' : ''}${k}:` });
-      }
-    } else parts.push(String(v));
-  }
-  return parts.join('');
+  return goSprintWith(root, (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v)));
 }

@@ -230,6 +230,8 @@ export class WatchFrameFlusher extends EventEmitter {
   /** Records a watch's unsent bytes; past the budget, ends the largest backlogs. */
   account(q: WatchFrameQueue, unsent: number): void {
     const before = this.backlogs.get(q) ?? 0;
+    // The common case per event: a watcher keeping up, nothing unsent before or after.
+    if (unsent === before) return;
     if (unsent > 0) this.backlogs.set(q, unsent);
     else this.backlogs.delete(q);
     this.total += unsent - before;

@@ -4,6 +4,7 @@
  * that kube's patch error messages embed.
  */
 import { cloneJson } from '../api/json-clone';
+import { goSprintWith } from '../api/go-format';
 
 /** A decoded JSON object. */
 export type JsonObject = { [key: string]: unknown };
@@ -85,41 +86,9 @@ function goSprintScalar(v: unknown): string {
   return String(v);
 }
 
-/**
- * Go's `%v` of an unstructured value: `map[k:v ...]` with sorted keys, `[a b]`, `<nil>`.
- * Iterative (client values may nest thousands of levels).
- */
+/** Go's `%v` of an unstructured value: `map[k:v ...]` with sorted keys, `[a b]`, `<nil>`. */
 export function goSprint(v: unknown): string {
-  const parts: string[] = [];
-  const stack: Array<{ text: string } | { value: unknown }> = [{ value: v }];
-  while (stack.length) {
-    const item = stack.pop() as { text: string } | { value: unknown };
-    if ('text' in item) {
-      parts.push(item.text);
-      continue;
-    }
-    const x = item.value;
-    if (Array.isArray(x)) {
-      parts.push('[');
-      stack.push({ text: ']' });
-      for (let i = x.length - 1; i >= 0; i--) {
-        stack.push({ value: x[i] });
-        if (i > 0) stack.push({ text: ' ' });
-      }
-    } else if (isObject(x)) {
-      const keys = Object.keys(x).sort((a, b) => Buffer.from(a).compare(Buffer.from(b)));
-      parts.push('map[');
-      stack.push({ text: ']' });
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i] as string;
-        stack.push({ value: x[k] });
-        stack.push({ text: `${i > 0 ? ' ' : ''}${k}:` });
-      }
-    } else {
-      parts.push(goSprintScalar(x));
-    }
-  }
-  return parts.join('');
+  return goSprintWith(v, goSprintScalar);
 }
 
 /** Go's `%s` of an unstructured value: strings bare, anything else as `%!s(type=value)`. */

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { errors } from '../api';
 
 /** Go's rstAvoidanceDelay: after a closing answer, FIN, keep reading this long, then close. */
 const lingerMs = 500;
@@ -32,8 +33,7 @@ export const reply400 = goPlainTextReply('400 Bad Request', '400 Bad Request');
  * any handler exists.
  */
 export function reply405(): Buffer {
-  const body =
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}\n';
+  const body = `${JSON.stringify(errors.routeMethodNotAllowed().status)}\n`;
   return Buffer.from(
     `HTTP/1.1 405 Method Not Allowed\r\nAudit-Id: ${randomUUID()}\r\nContent-Type: application/json\r\nDate: ${new Date().toUTCString()}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
