@@ -10,11 +10,10 @@
  * (`parseEvents`, a flat event array) and the loop below, with its own stack, checks depth,
  * anchors, aliases and repeated keys and builds the value in one linear pass. The server decodes
  * large or deep bodies in yaml-worker.ts's persistent worker (`decodeYamlAsync`), which runs this
- * whole decode on a thread with a large stack; `decodeYaml` here is the synchronous form (deep
- * documents are tokenised in a throw-away worker it blocks on).
+ * whole decode on a thread with a large stack; `decodeYaml` here is the synchronous form for
+ * documents up to 500 levels.
  * Scalars resolve as js-yaml 4's JSON_SCHEMA always did here (null/bool/int/float/str).
  */
-import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import * as yaml4 from 'js-yaml';
 import { parseEvents, getScalarValue, type Event, type ScalarEvent } from 'js-yaml-5';
 import { goQuote } from '../api/go-format';
@@ -233,11 +232,11 @@ function scalarOf(text: string, e: ScalarEvent, lineOf: () => number): Scalar {
 }
 
 /**
- * Where a decode runs: `sync` (any thread; deep documents are tokenised in a throw-away worker it
- * blocks on), `shallow` (the main thread: a document deeper than 500 levels throws TooDeep), or
- * `deep` (a worker started with a large stack: js-yaml recurses to 20,002 levels here).
+ * Where a decode runs: `shallow` (the main thread: a document deeper than 500 levels throws
+ * TooDeep), or `deep` (yaml-worker.ts's threads, started with a large stack: js-yaml recurses to
+ * 20,002 levels there).
  */
-export type DecodeMode = 'sync' | 'shallow' | 'deep';
+export type DecodeMode = 'shallow' | 'deep';
 
 /** A `shallow` decode met nesting js-yaml cannot parse on the main thread's stack. */
 export class TooDeep extends Error {
@@ -252,14 +251,10 @@ function events(text: string, mode: DecodeMode): Event[] {
   } catch (e) {
     if (!isDepthError(e)) throw syntaxError(e);
   }
-  if (mode === 'shallow') throw new TooDeep('YAML nesting past 500 levels');
-  return deepEvents(text);
+  throw new TooDeep('YAML nesting past 500 levels');
 }
 
-/**
- * The deep tokenisation on this thread (which must have a large stack): the same answers as the
- * throw-away worker below gives.
- */
+/** The deep tokenisation on this thread, which must have a large stack (a decoder thread). */
 function deepEventsHere(text: string): Event[] {
   type ParseError = { reason?: unknown; mark?: { line?: number; position?: number } };
   const depthError = (line: number | undefined): YamlError => new YamlError(`yaml: ${where(line ?? 0)}exceeded max depth of ${yamlMaxDepth}`);
@@ -297,92 +292,15 @@ function syntaxError(e: unknown): YamlError {
   return new YamlError(`yaml: ${where(err.mark?.line ?? 0)}${bounded(reason)}`);
 }
 
-/** Fields of a packed event (the worker sends Int32Array rows of this many). */
-const row = 12;
-
-const workerSource = `
-const { workerData } = require('node:worker_threads');
-const { parseEvents } = require(workerData.lib);
-let out;
-try {
-  let ev;
-  try {
-    ev = parseEvents(workerData.text, { maxDepth: workerData.maxDepth });
-  } catch (e) {
-    if (!/^nesting exceeded maxDepth/.test(String(e.reason || ''))) throw e;
-    // Deeper than both of go-yaml's limits together: find where the 10001st level opens.
-    try { parseEvents(workerData.text, { maxDepth: workerData.limit + 1 }); } catch (e2) { e = e2; }
-    out = { depth: true, line: e.mark ? e.mark.line : 0 };
-  }
-  if (ev) {
-    const a = new Int32Array(ev.length * ${row});
-    for (let i = 0; i < ev.length; i++) {
-      const e = ev[i], o = i * ${row};
-      a[o] = e.type;
-      if (e.type === 2 || e.type === 3) { a[o+1] = e.start; a[o+2] = e.anchorStart; a[o+3] = e.anchorEnd; a[o+4] = e.tagStart; a[o+5] = e.tagEnd; a[o+6] = e.style; }
-      else if (e.type === 4) { a[o+1] = e.valueStart; a[o+2] = e.anchorStart; a[o+3] = e.anchorEnd; a[o+4] = e.tagStart; a[o+5] = e.tagEnd; a[o+6] = e.style; a[o+7] = e.valueEnd; a[o+8] = e.chomping; a[o+9] = e.indent; a[o+10] = e.fast ? 1 : 0; }
-      else if (e.type === 5) { a[o+2] = e.anchorStart; a[o+3] = e.anchorEnd; }
-    }
-    out = { events: a };
-  }
-} catch (e) {
-  out = { error: { reason: String(e.reason || e.message || e), line: e.mark ? e.mark.line : 0 } };
-  // go-yaml scans in order: nesting past the limit before this error is what it reports.
-  try { parseEvents(workerData.text, { maxDepth: workerData.limit + 1 }); } catch (e2) {
-    if (/^nesting exceeded maxDepth/.test(String(e2.reason || '')) && e2.mark && e.mark && e2.mark.position <= e.mark.position) {
-      out = { depth: true, line: e2.mark.line };
-    }
-  }
-}
-workerData.port.postMessage(out, out.events ? [out.events.buffer] : []);
-Atomics.store(workerData.flag, 0, 1);
-Atomics.notify(workerData.flag, 0);
-`;
-
-/** js-yaml's parser recurses per level: a deep document is parsed on a thread with a 256 MiB stack. */
-function deepEvents(text: string): Event[] {
-  const flag = new Int32Array(new SharedArrayBuffer(4));
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(workerSource, {
-    eval: true,
-    workerData: { lib: require.resolve('js-yaml-5'), text, flag, port: port2, maxDepth: 2 * yamlMaxDepth + 2, limit: yamlMaxDepth },
-    transferList: [port2],
-    resourceLimits: { stackSizeMb: 256 },
-  });
-  try {
-    Atomics.wait(flag, 0, 0, 30_000);
-    const msg = receiveMessageOnPort(port1)?.message as
-      | { events?: Int32Array; depth?: boolean; line?: number; error?: { reason: string; line: number } }
-      | undefined;
-    if (!msg) throw new Error('YAML parser worker gave no answer');
-    if (msg.depth) throw new YamlError(`yaml: ${where(msg.line ?? 0)}exceeded max depth of ${yamlMaxDepth}`);
-    if (msg.error) throw new YamlError(`yaml: ${where(msg.error.line)}${bounded(msg.error.reason)}`);
-    const a = msg.events as Int32Array;
-    const out: Event[] = [];
-    for (let o = 0; o < a.length; o += row) {
-      const type = a[o] as number;
-      const f = (i: number): number => a[o + i] as number;
-      if (type === SEQUENCE || type === MAPPING) {
-        out.push({ type, start: f(1), anchorStart: f(2), anchorEnd: f(3), tagStart: f(4), tagEnd: f(5), style: f(6) } as Event);
-      } else if (type === SCALAR) {
-        out.push({ type, valueStart: f(1), anchorStart: f(2), anchorEnd: f(3), tagStart: f(4), tagEnd: f(5), style: f(6), valueEnd: f(7), chomping: f(8), indent: f(9), fast: f(10) === 1 } as Event);
-      } else if (type === ALIAS) out.push({ type, anchorStart: f(2), anchorEnd: f(3) } as Event);
-      else out.push({ type } as Event);
-    }
-    return out;
-  } finally {
-    port1.close();
-    void worker.terminate();
-  }
-}
-
 /**
  * Decodes the first YAML document of `text` as kube's YAMLToJSON does (go-yaml v2): throws
  * YamlError with go-yaml's message for what it rejects — syntax, depth over 10000, unknown or
  * self-containing anchors, excessive aliasing — and reports repeated keys (the last value wins).
+ * On the calling thread, so only to 500 levels (TooDeep past them): decodeYamlAsync
+ * (yaml-worker.ts) takes any depth and large bodies off the event loop.
  */
 export function decodeYaml(text: string): YamlDecoded {
-  const { value, duplicates } = decodeYamlIn(text, 'sync');
+  const { value, duplicates } = decodeYamlIn(text, 'shallow');
   return { value, duplicates };
 }
 

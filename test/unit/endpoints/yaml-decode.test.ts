@@ -1,6 +1,20 @@
 import * as yaml from 'js-yaml';
 import { decodeYaml, excessiveAliasing, YamlError } from '../../../src/endpoints/yaml-decode';
+import { decodeYamlAsync, stopYamlWorkers } from '../../../src/endpoints/yaml-worker';
 import { yamlValueCorpus } from './yaml-corpus';
+
+afterAll(() => stopYamlWorkers());
+
+/** Past 500 levels a document is decoded on a decoder thread (yaml-worker.ts), as the server does. */
+const msgDeep = async (text: string): Promise<string> => {
+  try {
+    await decodeYamlAsync(text);
+  } catch (e) {
+    expect(e).toBeInstanceOf(YamlError);
+    return (e as Error).message;
+  }
+  throw new Error('decoded');
+};
 
 const msg = (text: string): string => {
   try {
@@ -133,25 +147,25 @@ describe('depth: go-yaml allows 10000 flow levels and 10000 block levels', () =>
     ['flow sequences', flow],
     ['flow mappings', flowMap],
     ['block sequences', blockSeq],
-  ])('%s: 10000 decode, 10001 is refused', (_name, gen) => {
+  ])('%s: 10000 decode, 10001 is refused', async (_name, gen) => {
     const t0 = process.hrtime.bigint();
-    expect(depthOf(decodeYaml(gen(10000)).value)).toBe(10000);
+    expect(depthOf((await decodeYamlAsync(gen(10000))).value)).toBe(10000);
     console.log(`${_name} at depth 10000: ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(1)} ms`);
-    expect(msg(gen(10001))).toBe('yaml: exceeded max depth of 10000');
+    expect(await msgDeep(gen(10001))).toBe('yaml: exceeded max depth of 10000');
   });
 
-  test('block mappings: 10000 decode; 10001 is refused with the line', () => {
-    expect(depthOf(decodeYaml(blockMap(10000)).value)).toBe(10000);
-    expect(msg(blockMap(10001))).toBe('yaml: line 10001: exceeded max depth of 10000');
+  test('block mappings: 10000 decode; 10001 is refused with the line', async () => {
+    expect(depthOf((await decodeYamlAsync(blockMap(10000))).value)).toBe(10000);
+    expect(await msgDeep(blockMap(10001))).toBe('yaml: line 10001: exceeded max depth of 10000');
   });
 
-  test('the line of a deep flow on a later line', () => {
-    expect(msg(`a: 1\nb: ${flow(10001)}\n`)).toBe('yaml: line 2: exceeded max depth of 10000');
+  test('the line of a deep flow on a later line', async () => {
+    expect(await msgDeep(`a: 1\nb: ${flow(10001)}\n`)).toBe('yaml: line 2: exceeded max depth of 10000');
   });
 
-  test('far deeper than the limit (a 3 MiB `[[[[…`) is refused quickly', () => {
+  test('far deeper than the limit (a 3 MiB `[[[[…`) is refused quickly', async () => {
     const t0 = process.hrtime.bigint();
-    expect(msg('['.repeat(3 * 1024 * 1024))).toBe('yaml: exceeded max depth of 10000');
+    expect(await msgDeep('['.repeat(3 * 1024 * 1024))).toBe('yaml: exceeded max depth of 10000');
     console.log(`3 MiB of [: ${(Number(process.hrtime.bigint() - t0) / 1e6).toFixed(1)} ms`);
   });
 
@@ -193,14 +207,14 @@ describe('timings (printed, not asserted): 3 MiB bodies of several shapes', () =
     'aliases of a list': fill(() => '*s,', 's: &s [a, b, c, d, e, f, g, h]\nl: [', '*s]\n'),
     'deep block at 600': Array.from({ length: 600 }, (_, i) => ' '.repeat(i) + 'k:').join('\n') + ' 1\n',
   };
-  test.each(Object.keys(shapes))('%s', (name) => {
+  test.each(Object.keys(shapes))('%s', async (name) => {
     const text = shapes[name] as string;
     const times: number[] = [];
     let outcome = '';
     for (let r = 0; r < 3; r++) {
       const t0 = process.hrtime.bigint();
       try {
-        const d = decodeYaml(text);
+        const d = await decodeYamlAsync(text);
         outcome = `ok, ${d.duplicates.length} repeats`;
       } catch (e) {
         outcome = (e as Error).message.slice(0, 60);
