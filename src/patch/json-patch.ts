@@ -155,8 +155,6 @@ function stringField(op: JsonObject, name: string): string {
   return typeof v === 'string' ? v : fail(`operation missing ${name} field`);
 }
 
-/** evanphx lazyNode.equal on decoded values (null only equals null); iterative (any depth). */
-const jsonEqual = equalJson;
 
 interface ApplyState {
   root: Container;
@@ -210,13 +208,13 @@ function applyOne(st: ApplyState, rawOp: unknown): void {
       const path = stringField(op, 'path');
       const hasValue = hasOwn(op, 'value');
       if (path === '') {
-        if (!jsonEqual(st.root, value)) fail('test failed');
+        if (!equalJson(st.root, value)) fail('test failed');
         return;
       }
       const { con, key } = target(path);
       const actual = getIn(con, key);
       // evanphx v4: a null/missing target passes when the test value is null
-      if (actual === null ? !hasValue || value !== null : !hasValue || !jsonEqual(actual, value)) {
+      if (actual === null ? !hasValue || value !== null : !hasValue || !equalJson(actual, value)) {
         fail(`testing value ${path} failed`);
       }
       return;

@@ -117,6 +117,18 @@ describe('deep documents: the decoder thread answers as go-yaml', () => {
   });
 });
 
+/** Puts the pool's limits and hooks back and ends its threads after each test of the calling block; returns both as they were. */
+function restoreWorkerPoolAfterEach(): { saved: typeof yamlWorkerLimits; savedInternals: typeof yamlWorkerInternals } {
+  const saved = { ...yamlWorkerLimits };
+  const savedInternals = { ...yamlWorkerInternals };
+  afterEach(async () => {
+    Object.assign(yamlWorkerLimits, saved);
+    Object.assign(yamlWorkerInternals, savedInternals);
+    await stopYamlWorkers();
+  });
+  return { saved, savedInternals };
+}
+
 describe('the worker decodes exactly as decodeYaml does', () => {
   test.each(corpus.map((t, i) => [i, t.length > 80 ? `${t.slice(0, 60)}… (${t.length} chars)` : t, t] as const))('%i %j', async (_i, _label, text) => {
     const want = await outcome(() => decodeYaml(text));
@@ -202,13 +214,7 @@ describe('a failing worker fails only its request', () => {
 });
 
 describe('the queue: bounded, timed and cancellable', () => {
-  const saved = { ...yamlWorkerLimits };
-  const savedInternals = { ...yamlWorkerInternals };
-  afterEach(async () => {
-    Object.assign(yamlWorkerLimits, saved);
-    Object.assign(yamlWorkerInternals, savedInternals);
-    await stopYamlWorkers();
-  });
+  const { saved } = restoreWorkerPoolAfterEach();
 
   const big = (): string => fill((i) => `k${i}: v\n`, '', '', MiB);
   const settled = <T>(p: Promise<T>): Promise<T | Error> => p.then((v) => v, (e: Error) => e);
@@ -306,13 +312,7 @@ describe('the queue: bounded, timed and cancellable', () => {
 });
 
 describe('a thread that cannot start fails only its job', () => {
-  const saved = { ...yamlWorkerLimits };
-  const savedInternals = { ...yamlWorkerInternals };
-  afterEach(async () => {
-    Object.assign(yamlWorkerLimits, saved);
-    Object.assign(yamlWorkerInternals, savedInternals);
-    await stopYamlWorkers();
-  });
+  const { saved, savedInternals } = restoreWorkerPoolAfterEach();
 
   /** Makes the `n`th thread started from now fail to start (ERR_WORKER_INIT_FAILED). */
   const failStart = (n: number): void => {
