@@ -17,6 +17,8 @@
 import * as yaml4 from 'js-yaml';
 import { parseEvents, getScalarValue, type Event, type ScalarEvent } from 'js-yaml-5';
 import { goQuote } from '../api/go-format';
+// Aliases expand to copies, as go-yaml's do (any depth).
+import { cloneJson } from '../api/json-clone';
 
 /** A body go-yaml would not decode; `message` is go-yaml's text (`yaml: …`), bounded in length. */
 export class YamlError extends Error {
@@ -173,38 +175,6 @@ function bounded(s: string, max = 256): string {
 function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
-}
-
-/** Deep copy of a decoded value (aliases expand to copies, as go-yaml's do), with an explicit stack. */
-function copyValue(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
-  const root: unknown = Array.isArray(v) ? new Array<unknown>(v.length) : {};
-  const stack: Array<[unknown, unknown]> = [[v, root]];
-  while (stack.length) {
-    const [src, dst] = stack.pop() as [unknown, unknown];
-    if (Array.isArray(src)) {
-      const out = dst as unknown[];
-      for (let i = 0; i < src.length; i++) {
-        const x: unknown = src[i];
-        if (x !== null && typeof x === 'object') {
-          const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
-          out[i] = c;
-          stack.push([x, c]);
-        } else out[i] = x;
-      }
-    } else {
-      const out = dst as Record<string, unknown>;
-      for (const k of Object.keys(src as object)) {
-        const x = (src as Record<string, unknown>)[k];
-        if (x !== null && typeof x === 'object') {
-          const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
-          setKey(out, k, c);
-          stack.push([x, c]);
-        } else setKey(out, k, x);
-      }
-    }
-  }
-  return root;
 }
 
 const yamlTag = 'tag:yaml.org,2002:';
@@ -506,7 +476,7 @@ export function decodeYamlIn(text: string, mode: DecodeMode): YamlDecoded & { sp
           countCheck();
           if (!decodeError && aliasedBytes > maxAliasedBytes) decodeError = new YamlError('yaml: document contains excessive aliasing');
         }
-        const value = decodeError || parseError ? null : copyValue(a.value);
+        const value = decodeError || parseError ? null : cloneJson(a.value);
         let keyScalar: Scalar | undefined;
         if (isKey) {
           const v = a.value;
