@@ -59,9 +59,17 @@ export function loopHeld(): boolean {
   return now - turnStart >= sliceMs;
 }
 
-/** Resolves on the loop's next turn (after the I/O and timers waiting now). */
+/**
+ * Resolves on the loop's next turn (after the I/O and timers waiting now). The turn's clock starts
+ * as the request resumes, so what it does before its next checkpoint is counted.
+ */
 export function nextTurn(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
+  return new Promise<void>((resolve) =>
+    setImmediate(() => {
+      loopHeld();
+      resolve();
+    }),
+  );
 }
 
 /** A pause between stages for runStepsAsync: a promise of the next turn when the loop is held, else nothing. */

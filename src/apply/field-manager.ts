@@ -17,13 +17,13 @@ import {
   cloneManaged,
   decodeManagedFields,
   emptyManaged,
-  encodeManagedFields,
+  encodeManagedFieldsSteps,
   isResetRequest,
   managerIdentity,
 } from './managed-fields';
 import { KUBECTL_APPLY_MANAGER, allowedConflictsFromLastApplied, buildLastApplied, lastAppliedOf, setLastApplied } from './last-applied';
 import { pathOf } from './path-element';
-import { Conflict, ConflictList, applyOwnershipSteps, updateOwnership } from './updater';
+import { Conflict, ConflictList, applyOwnershipSteps, updateOwnershipSteps } from './updater';
 import { Steps, runSteps, runStepsAsync } from './steps';
 import { typeErrorsMessage, validateValue } from './validate-config';
 import { zeroValue } from './zero-value';
@@ -99,8 +99,8 @@ function withoutManagedFields(obj: KubeObject | Record<string, unknown>): KubeOb
   return copy;
 }
 
-function withManagedFields(obj: KubeObject, managed: Managed): FieldManagerResult['object'] {
-  const entries = encodeManagedFields(managed);
+function* withManagedFields(obj: KubeObject, managed: Managed): Steps<FieldManagerResult['object']> {
+  const entries = yield* encodeManagedFieldsSteps(managed);
   if (!isObject(obj.metadata)) obj.metadata = {};
   if (entries) obj.metadata.managedFields = entries;
   else delete obj.metadata.managedFields;
@@ -128,9 +128,9 @@ function decodeLiveOrNew(live: KubeObject | null | undefined, updated: KubeObjec
 }
 
 // managedFieldsUpdater + stripMeta + structured update: the write's changes go to `id`.
-function trackUpdate(managed: Managed, live: unknown, next: unknown, id: string, ctx: FieldManagerContext, type: TypeRef): Managed {
+function* trackUpdate(managed: Managed, live: unknown, next: unknown, id: string, ctx: FieldManagerContext, type: TypeRef): Steps<Managed> {
   const out = cloneManaged(managed);
-  out.fields = updateOwnership(live, next, {
+  out.fields = yield* updateOwnershipSteps(live, next, {
     type,
     apiVersion: ctx.apiVersion,
     managers: managed.fields,
@@ -179,9 +179,9 @@ function* updateSteps(opts: UpdateOptions): Steps<FieldManagerResult> {
   if (managed.fields.size === 0 && opts.live?.metadata?.uid) return { object: next, changed: true };
   const id = managerIdentity({ manager: opts.manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
   const live = opts.live ? withoutManagedFields(opts.live) : zeroValue(type);
-  const result = capUpdateManagers(trackUpdate(managed, live, next, id, opts, type));
+  const result = capUpdateManagers(yield* trackUpdate(managed, live, next, id, opts, type));
   yield;
-  const object = withManagedFields(next, result);
+  const object = yield* withManagedFields(next, result);
   return { object, managedFields: object.metadata.managedFields, changed: true };
 }
 
@@ -230,7 +230,7 @@ function* applySteps(opts: ApplyOptions): Steps<FieldManagerResult> {
     // skipNonAppliedManager: the first apply attributes existing fields to before-first-apply.
     if (m.fields.size === 0) {
       const before = managerIdentity({ manager: BEFORE_FIRST_APPLY, operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
-      m = capUpdateManagers(trackUpdate(m, zeroValue(type), live, before, opts, type));
+      m = capUpdateManagers(yield* trackUpdate(m, zeroValue(type), live, before, opts, type));
     }
     const meta = config['metadata'];
     if (isObject(meta) && meta['managedFields'] !== undefined && meta['managedFields'] !== null) {
@@ -269,7 +269,7 @@ function* applySteps(opts: ApplyOptions): Steps<FieldManagerResult> {
     setLastApplied(outcome.object, buildLastApplied(config));
   }
   yield;
-  const object = withManagedFields(outcome.object, outcome.managed);
+  const object = yield* withManagedFields(outcome.object, outcome.managed);
   return { object, managedFields: object.metadata.managedFields, changed: outcome.changed };
 }
 

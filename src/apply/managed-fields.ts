@@ -4,7 +4,8 @@
  */
 import { FieldError, FieldPath as ErrorPath, ManagedFieldsEntry, fieldErrors, stringifyJson } from '../api';
 import { FieldSet } from './field-set';
-import { FieldsV1Error, fieldSetToFieldsV1, fieldsV1ToFieldSet } from './fields-v1';
+import { FieldsV1Error, fieldSetToFieldsV1Steps, fieldsV1ToFieldSet } from './fields-v1';
+import { Steps, runSteps } from './steps';
 import { goJsonString } from './json-value';
 import { ManagerSets, VersionedSet } from './updater';
 
@@ -101,6 +102,11 @@ const seconds = (t: string | undefined): number => {
  * apiVersion, subresource); keys in the wire order.
  */
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
+  return runSteps(encodeManagedFieldsSteps(managed));
+}
+
+/** encodeManagedFields in stages (steps.ts): a large set is written in parts. */
+export function* encodeManagedFieldsSteps(managed: Managed): Steps<ManagedFieldsEntry[] | undefined> {
   if (managed.fields.size === 0) return undefined;
   const out: ManagedFieldsEntry[] = [];
   for (const [id, vs] of managed.fields) {
@@ -112,7 +118,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     const time = managed.times.get(id);
     if (time) e.time = time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = fieldSetToFieldsV1(vs.set);
+    e.fieldsV1 = yield* fieldSetToFieldsV1Steps(vs.set);
     if (info.subresource) e.subresource = info.subresource;
     out.push(e);
   }

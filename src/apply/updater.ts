@@ -50,8 +50,10 @@ export interface UpdaterInput {
 const filter = (set: FieldSet, ignore?: FieldSet): FieldSet => (ignore ? set.recursiveDifference(ignore) : set);
 
 // smd Updater.update: strip what changed from other managers; conflicts unless forced.
-function reconcile(live: unknown, next: unknown, input: UpdaterInput, managers: ManagerSets, force: boolean): Comparison {
+// A stage (steps.ts) after the comparison, the walk over both whole objects.
+function* reconcile(live: unknown, next: unknown, input: UpdaterInput, managers: ManagerSets, force: boolean): Steps<Comparison> {
   const compare = excludeFields(compareObjects(live, next, input.type), input.ignore);
+  yield;
   const changed = compare.modified.union(compare.added);
   const conflicts: Conflict[] = [];
   const conflictSets = new Map<string, FieldSet>();
@@ -81,8 +83,14 @@ function reconcile(live: unknown, next: unknown, input: UpdaterInput, managers: 
  * Returns new ManagerSets; the input map is not mutated.
  */
 export function updateOwnership(live: unknown, next: unknown, input: UpdaterInput): ManagerSets {
+  return runSteps(updateOwnershipSteps(live, next, input));
+}
+
+/** updateOwnership, stage by stage (see steps.ts). */
+export function* updateOwnershipSteps(live: unknown, next: unknown, input: UpdaterInput): Steps<ManagerSets> {
   const managers = new Map(input.managers);
-  const compare = reconcile(live, next, input, managers, true);
+  const compare = yield* reconcile(live, next, input, managers, true);
+  yield;
   const own = managers.get(input.manager)?.set ?? FieldSet.empty();
   const set = filter(own.difference(compare.removed).union(compare.modified).union(compare.added), input.ignore);
   if (set.isEmpty()) managers.delete(input.manager);
@@ -118,7 +126,7 @@ export function* applyOwnershipSteps(live: unknown, config: unknown, force: bool
     merged = prune(merged, managers, last, input.type);
     yield;
   }
-  reconcile(live, merged, input, managers, force);
+  yield* reconcile(live, merged, input, managers, force);
   yield;
   const changed = !equalValues(live as JsonValue, merged as JsonValue);
   return { object: merged, changed, managers };

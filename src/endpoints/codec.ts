@@ -1,7 +1,7 @@
 /** Request body decoding (JSON/YAML) and response encoding, with kube's key order and trailing newline. */
 import * as yaml from 'js-yaml';
-import { YamlError, type YamlDecoded } from './yaml-decode';
-import { decodeYamlAsync } from './yaml-worker';
+import { YamlError } from './yaml-decode';
+import { decodeYamlAsync, type BodyDecoded, type PruneTarget } from './body-worker';
 import { errors, isApiError, isObject, parseJsonBounded, stringifyJson, summarizeData } from '../api';
 import { type OutputFormat, supportedMediaTypes } from './negotiation';
 
@@ -87,11 +87,11 @@ export function decodeBodySync(
 /**
  * A create/update YAML body: its value and repeated keys (yaml-decode.ts). What go-yaml refuses is
  * 400 with its error as kube's YAML serializer returns it, before any version/kind is read.
- * Large and deep bodies are decoded off the event loop (yaml-worker.ts).
+ * Large and deep bodies are decoded off the event loop (body-worker.ts).
  */
-export async function decodeYamlBody(body: Buffer, expectedKind: string, signal?: AbortSignal): Promise<YamlDecoded> {
+export async function decodeYamlBody(body: Buffer, expectedKind: string, signal?: AbortSignal, prune?: PruneTarget): Promise<BodyDecoded> {
   try {
-    return await decodeYamlAsync(body.toString('utf8'), signal);
+    return await decodeYamlAsync(body.toString('utf8'), signal, prune);
   } catch (e) {
     if (!(e instanceof YamlError)) throw e;
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): ${e.message} (${summarizeData(body)})`);

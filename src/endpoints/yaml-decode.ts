@@ -9,7 +9,7 @@
  * nesting level, overflowing the stack below kube's depth of 10000. So js-yaml 5 only tokenizes
  * (`parseEvents`, a flat event array) and the loop below, with its own stack, checks depth,
  * anchors, aliases and repeated keys and builds the value in one linear pass. The server decodes
- * large or deep bodies in yaml-worker.ts's persistent worker (`decodeYamlAsync`), which runs this
+ * large or deep bodies in body-worker.ts's persistent worker (`decodeYamlAsync`), which runs this
  * whole decode on a thread with a large stack; `decodeYaml` here is the synchronous form for
  * documents up to 500 levels.
  * Scalars resolve as js-yaml 4's JSON_SCHEMA always did here (null/bool/int/float/str).
@@ -203,7 +203,7 @@ function scalarOf(text: string, e: ScalarEvent, lineOf: () => number): Scalar {
 
 /**
  * Where a decode runs: `shallow` (the main thread: a document deeper than 500 levels throws
- * TooDeep), or `deep` (yaml-worker.ts's threads, started with a large stack: js-yaml recurses to
+ * TooDeep), or `deep` (body-worker.ts's threads, started with a large stack: js-yaml recurses to
  * 20,002 levels there).
  */
 export type DecodeMode = 'shallow' | 'deep';
@@ -267,7 +267,7 @@ function syntaxError(e: unknown): YamlError {
  * YamlError with go-yaml's message for what it rejects — syntax, depth over 10000, unknown or
  * self-containing anchors, excessive aliasing — and reports repeated keys (the last value wins).
  * On the calling thread, so only to 500 levels (TooDeep past them): decodeYamlAsync
- * (yaml-worker.ts) takes any depth and large bodies off the event loop.
+ * (body-worker.ts) takes any depth and large bodies off the event loop.
  */
 export function decodeYaml(text: string): YamlDecoded {
   const { value, duplicates } = decodeYamlIn(text, 'shallow');

@@ -5,7 +5,7 @@ import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { yamlUnmarshalErrors } from '../duplicate-fields';
-import { decodeYamlAsync, withCloseSignal } from '../yaml-worker';
+import { decodeLargeJson, decodeYamlAsync, withCloseSignal } from '../body-worker';
 import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, markIfHeavy, parseDryRun, parseFieldValidation } from './write-options';
@@ -56,7 +56,9 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     try {
       // A repeated key is no decode error (the last wins); strict decoding reports it below.
       // A client that goes away takes its body out of the decoder's queue.
-      ({ value: config, duplicates } = await withCloseSignal(s.res, (signal) => decodeYamlAsync(raw, signal)));
+      // A large one is decoded off the loop, what the apply would not read of an undeclared field cut.
+      const prune = { registry: s.schemas, schemaName: s.store.def.schemaName, mode: 'apply' } as const;
+      ({ value: config, duplicates } = await withCloseSignal(s.res, (signal) => decodeYamlAsync(raw, signal, prune)));
     } catch (e) {
       // kube's applyPatcher: sigs.k8s.io/yaml Unmarshal's error, wrapped.
       if (e instanceof YamlError) throw errors.badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
@@ -97,12 +99,19 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
       fieldErrors.forbidden('force', 'may not be specified for non-apply patch'),
     ]);
   }
-  let patch: unknown;
-  try {
-    patch = parseJsonBounded(raw);
-  } catch (e) {
-    if (e instanceof JsonDepthError) throw patchDepthError(type, validation, e.message);
-    throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
+  // A large patch is parsed off the loop, the values it gives unknown fields cut (body-worker.ts).
+  const mode = type === 'application/merge-patch+json' ? 'merge-patch' : type === 'application/strategic-merge-patch+json' ? 'strategic-patch' : 'json-patch';
+  const large = await withCloseSignal(s.res, (signal) =>
+    decodeLargeJson(raw, { duplicates: false, prune: { registry: s.schemas, schemaName: s.store.def.schemaName, mode } }, signal),
+  );
+  let patch: unknown = large?.value;
+  if (!large) {
+    try {
+      patch = parseJsonBounded(raw);
+    } catch (e) {
+      if (e instanceof JsonDepthError) throw patchDepthError(type, validation, e.message);
+      throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
+    }
   }
   checkResponseOptions(s, target);
   if (loopHeld()) await nextTurn();

@@ -7,7 +7,7 @@ import { jsonDuplicateFields, yamlUnmarshalErrors } from '../duplicate-fields';
 import { requestBodyFormat, supportedMediaTypes } from '../negotiation';
 import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
-import { withCloseSignal } from '../yaml-worker';
+import { decodeLargeJson, withCloseSignal, type PruneTarget } from '../body-worker';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -44,7 +44,17 @@ export interface StrictProblems {
   warn: string[];
 }
 
-export function admitObject(s: HandlerScope, raw: unknown, validation: FieldValidation, extra: StrictProblems = { strict: [], warn: [] }): KubeObject {
+/**
+ * `cutUnknown`: unknown fields already cut out of `raw` (body-worker.ts), reported before the
+ * decoder's own.
+ */
+export function admitObject(
+  s: HandlerScope,
+  raw: unknown,
+  validation: FieldValidation,
+  extra: StrictProblems = { strict: [], warn: [] },
+  cutUnknown: string[] = [],
+): KubeObject {
   const def = s.store.def;
   const expected = apiVersionOf(def);
   if (!isObject(raw)) {
@@ -64,7 +74,7 @@ export function admitObject(s: HandlerScope, raw: unknown, validation: FieldVali
   // that is the input itself is copied after, so the caller still gets an object of its own.
   const sameHead = raw.apiVersion === apiVersion && raw.kind === kind;
   const decoded = s.schemas.decode(def.schemaName, sameHead ? raw : { ...raw, apiVersion, kind });
-  const unknownFields = decoded.unknownFields;
+  const unknownFields = cutUnknown.length ? cutUnknown.concat(decoded.unknownFields) : decoded.unknownFields;
   if ((unknownFields.length || extra.strict.length) && validation !== 'Ignore') {
     if (validation === 'Strict') {
       const msgs = [...unknownFields.map((f) => `unknown field "${f}"`), ...extra.strict];
@@ -96,18 +106,30 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
   if (loopHeld()) await nextTurn();
   if (format === 'protobuf' && !protobufServes(s)) throw errors.unsupportedMediaType(supportedMediaTypes({ cbor: !!s.cbor, protobuf: false }));
   const validation = parseFieldValidation(s);
+  const prune: PruneTarget = { registry: s.schemas, schemaName: s.store.def.schemaName, mode: 'object' };
   if (format === 'yaml') {
     // Repeated keys are not a decode error for YAML: strict decoding reports them (kube's YAML path).
     // A client that goes away takes its body out of the decoder's queue.
-    const { value, duplicates } = await withCloseSignal(s.res, (signal) => decodeYamlBody(body, s.store.def.kind, signal));
+    const d = await withCloseSignal(s.res, (signal) => decodeYamlBody(body, s.store.def.kind, signal, prune));
     if (loopHeld()) await nextTurn();
-    const strict = duplicates.length ? [yamlUnmarshalErrors(duplicates)] : [];
-    return admitObject(s, value, validation, { strict, warn: duplicates });
+    const strict = d.duplicates.length ? [yamlUnmarshalErrors(d.duplicates)] : [];
+    return admitObject(s, d.value, validation, { strict, warn: d.duplicates }, d.unknownFields);
   }
-  const raw = decodeBodySync(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
-  if (loopHeld()) await nextTurn();
-  const duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
+  // A large JSON body is parsed, checked for repeated keys and cut of its unknown fields off the loop.
+  const large =
+    format === 'json'
+      ? await withCloseSignal(s.res, (signal) => decodeLargeJson(body.toString('utf8'), { duplicates: validation !== 'Ignore', prune }, signal))
+      : undefined;
+  let raw: unknown;
+  let duplicates: string[];
+  if (large) {
+    ({ value: raw, duplicates } = large);
+  } else {
+    raw = decodeBodySync(body, format, s.store.def.kind, s.protobuf, s.store.apiVersion, s.cbor);
+    if (loopHeld()) await nextTurn();
+    duplicates = format === 'json' && validation !== 'Ignore' ? jsonDuplicateFields(body.toString('utf8'), raw) : [];
+  }
   if (loopHeld()) await nextTurn();
   const msgs = duplicates.map((f) => `duplicate field "${f}"`);
-  return admitObject(s, raw, validation, { strict: msgs, warn: msgs });
+  return admitObject(s, raw, validation, { strict: msgs, warn: msgs }, large?.unknownFields);
 }

@@ -8,6 +8,7 @@ import { KubeObject, errors } from '../../api';
 import { DecodeNodeCompiler, StructNode } from './decode-node';
 import { compileFastChecks, FastChecks } from './fast-check';
 import { walkDecode } from './schema-decoder';
+import { PruneMode, pruneUnknownFields } from './prune-unknown';
 import { Schema, SchemaGVK, SchemaResolver, refName, schemaRef } from './types';
 
 /** The result of decoding a request body. */
@@ -47,6 +48,12 @@ export class SchemaRegistry {
   private readonly fast: FastChecks;
   private readonly sortedNames: string[];
 
+  /**
+   * The directory the schemas were read from (load), so another thread can load the same registry
+   * (endpoints/body-worker.ts); undefined for a registry built from documents in memory.
+   */
+  source?: string;
+
   private constructor(private readonly schemas: ReadonlyMap<string, Schema>) {
     this.sortedNames = [...schemas.keys()].sort();
     checkRefs(schemas);
@@ -71,7 +78,9 @@ export class SchemaRegistry {
     for (const f of files) {
       docs.push(JSON.parse(await fs.readFile(path.join(root, f), 'utf8')) as SchemaDocument);
     }
-    return SchemaRegistry.fromDocuments(docs);
+    const registry = SchemaRegistry.fromDocuments(docs);
+    registry.source = root;
+    return registry;
   }
 
   /** Builds a registry from already-parsed documents (tests; same checks as load). */
@@ -125,6 +134,17 @@ export class SchemaRegistry {
     const object = r.value as KubeObject;
     if (node.fields.has('metadata') && object.metadata === undefined) object.metadata = {};
     return { object, unknownFields: r.unknownFields };
+  }
+
+  /**
+   * Cuts the fields `schemaName` does not declare out of `body`, in place (prune-unknown.ts: what
+   * each mode removes or replaces); returns the removed fields' strict-decoding paths. Throws Error
+   * for a schema that is not a served kind.
+   */
+  pruneUnknown(schemaName: string, body: unknown, mode: PruneMode): string[] {
+    const node = this.decoders.get(schemaName);
+    if (!node) throw new Error(`openapi: ${schemaName} is not a kind with a schema`);
+    return pruneUnknownFields(node, body, mode);
   }
 }
 

@@ -1,11 +1,11 @@
 import * as yaml from 'js-yaml';
 import { decodeYaml, excessiveAliasing, YamlError } from '../../../src/endpoints/yaml-decode';
-import { decodeYamlAsync, stopYamlWorkers } from '../../../src/endpoints/yaml-worker';
+import { decodeYamlAsync, stopBodyWorkers } from '../../../src/endpoints/body-worker';
 import { yamlValueCorpus } from './yaml-corpus';
 
-afterAll(() => stopYamlWorkers());
+afterAll(() => stopBodyWorkers());
 
-/** Past 500 levels a document is decoded on a decoder thread (yaml-worker.ts), as the server does. */
+/** Past 500 levels a document is decoded on a decoder thread (body-worker.ts), as the server does. */
 const msgDeep = async (text: string): Promise<string> => {
   try {
     await decodeYamlAsync(text);

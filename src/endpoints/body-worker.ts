@@ -1,12 +1,21 @@
 /**
- * YAML request bodies decoded off the event loop (docs/architecture.md, "Decoding client input").
+ * Large request bodies decoded off the event loop (docs/architecture.md, "Decoding client input").
  *
- * `decodeYamlAsync` decodes a small, shallow body on this thread (yaml-decode.ts, no latency added
- * to everyday kubectl YAML) and sends a large one (≥ 256 Ki characters) or a deep one (past 500
- * levels, where js-yaml's recursive parser needs a large stack) to a persistent worker thread that
- * runs the whole decode — tokenise, walk, depth, alias and repeated-key checks — and answers with
- * go-yaml's error text, or the value as JSON text plus the repeated keys. `JSON.parse` here is fast
- * and not recursive, so the main thread never holds the loop for the decode itself.
+ * YAML: `decodeYamlAsync` decodes a small, shallow body on this thread (yaml-decode.ts, no latency
+ * added to everyday kubectl YAML) and sends a large one (≥ 256 Ki characters) or a deep one (past
+ * 500 levels, where js-yaml's recursive parser needs a large stack) to a persistent worker thread
+ * that runs the whole decode — tokenise, walk, depth, alias and repeated-key checks — and answers
+ * with go-yaml's error text, or the value as JSON text plus the repeated keys.
+ *
+ * JSON: `decodeLargeJson` sends a large create, update or merge/strategic patch body to the same
+ * threads, which parse it, list its repeated keys and cut out the fields its kind's schema does not
+ * declare (registry/schema/prune-unknown.ts), so a body whose bulk is an unknown field never
+ * becomes an object graph here. A body the thread cannot parse comes back undecided: the caller's
+ * own decode then gives kube's error, as for a small body.
+ *
+ * Either way what comes back is JSON text, which `JSON.parse` here reads fast and without
+ * recursion. A thread loads the schemas from the directory the server's registry came from
+ * (SchemaRegistry.source), once.
  *
  * Bounds (docs/limits.md): at most `workers` threads, started lazily, `unref()`ed while idle and
  * ended after `idleMs` idle; one decode at a time each, the rest wait in a FIFO queue of at most
@@ -18,19 +27,22 @@
  * aborts (its client went away: `withCloseSignal`) leaves the queue at once; one already being
  * decoded finishes and its result is dropped.
  *
- * This file is also the worker's entry point (it runs as one when `workerData.yamlDecoder` is set).
+ * This file is also the worker's entry point (it runs as one when `workerData.bodyDecoder` is set).
  */
 import { Worker, parentPort, workerData, type WorkerOptions } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
 import { errors } from '../api/errors';
+import { parseJsonBounded } from '../api/json-depth';
 import { loopHeld } from '../api/turns';
+import { SchemaRegistry, type PruneMode } from '../registry/schema';
+import { jsonDuplicateFields } from './duplicate-fields';
 import { TooDeep, YamlError, decodeYamlIn, type YamlDecoded } from './yaml-decode';
 
 /** Bodies of this many characters or more are decoded in the worker. */
-export const yamlWorkerThreshold = 256 * 1024;
+export const bodyWorkerThreshold = 256 * 1024;
 
 /** The worker pool's bounds; tests may change them (read when a worker starts or a decode is sent). */
-export const yamlWorkerLimits = {
+export const bodyWorkerLimits = {
   /** Threads at most (each decodes one body at a time). */
   workers: 2,
   /** One decode's time before its thread is ended and the request answered 500. */
@@ -48,23 +60,83 @@ export const yamlWorkerLimits = {
 };
 
 /** Internal test hook: how a thread is made (tests make it fail). */
-export const yamlWorkerInternals = {
+export const bodyWorkerInternals = {
   newWorker: (filename: string, options: WorkerOptions): Worker => new Worker(filename, options),
+  /** Decodes handed to a thread so far (tests see which path a body took). */
+  sent: 0,
 };
+
+/** Which schema cuts a body's unknown fields, and how (prune-unknown.ts). */
+export interface PruneTarget {
+  registry: SchemaRegistry;
+  schemaName: string;
+  mode: PruneMode;
+}
 
 interface DecodeRequest {
   id: number;
+  media: 'yaml' | 'json';
   text: string;
+  /** JSON: list the repeated keys (YAML always does). */
+  duplicates?: boolean;
+  prune?: { dir: string; schemaName: string; mode: PruneMode };
 }
 
 type DecodeReply =
   | { id: number; error: string }
   | { id: number; internal: string }
-  /** `json` absent: the value is undefined (an empty body). `nonce`: strings starting with it stand for NaN, ±Infinity or -0. */
-  | { id: number; json?: string; nonce?: string; duplicates: string[] };
+  /** JSON the thread could not parse: the caller decodes it itself (for kube's error). */
+  | { id: number; undecided: true }
+  /**
+   * `json` absent: the value is undefined (an empty body). `nonce`: strings starting with it stand
+   * for NaN, ±Infinity or -0. `unknownFields`: the paths cut out (object mode).
+   */
+  | { id: number; json?: string; nonce?: string; duplicates: string[]; unknownFields: string[] };
 
 function isSpecial(v: unknown): v is number {
   return typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0));
+}
+
+/**
+ * Whether a JSON text may hold a number JSON.stringify would not give back (±Infinity from a huge
+ * exponent or 309+ digits, -0 from `-0`, `-0.0`, or an underflowing negative): a cheap test that
+ * spares the slow replacer for every other body.
+ */
+const mayHoldSpecialNumber = /[0-9][eE][+-]?[0-9]{3}|[0-9]{300}|-0(?:\.0*)?(?:[eE][+-]?[0-9]+)?(?![0-9.eE])/;
+
+/** Schemas by directory, loaded once per thread. */
+const registries = new Map<string, Promise<SchemaRegistry>>();
+
+async function pruneIn(m: DecodeRequest, value: unknown): Promise<string[]> {
+  if (!m.prune || value === undefined) return [];
+  const { dir, schemaName, mode } = m.prune;
+  let r = registries.get(dir);
+  if (!r) registries.set(dir, (r = SchemaRegistry.load(dir)));
+  return (await r).pruneUnknown(schemaName, value, mode);
+}
+
+function toJson(value: unknown, special: boolean): { json?: string; nonce?: string } {
+  if (value === undefined) return {};
+  if (!special) return { json: JSON.stringify(value) };
+  const n = `\u0000body-number-${randomBytes(16).toString('hex')}:`;
+  return { json: JSON.stringify(value, (_k, v: unknown) => (isSpecial(v) ? n + (Object.is(v, -0) ? '-0' : String(v)) : v)), nonce: n };
+}
+
+async function decodeIn(m: DecodeRequest): Promise<DecodeReply> {
+  if (m.media === 'yaml') {
+    const d = decodeYamlIn(m.text, 'deep');
+    const unknownFields = await pruneIn(m, d.value);
+    return { id: m.id, ...toJson(d.value, d.special), duplicates: d.duplicates, unknownFields };
+  }
+  let value: unknown;
+  try {
+    value = parseJsonBounded(m.text);
+  } catch {
+    return { id: m.id, undecided: true };
+  }
+  const duplicates = m.duplicates ? jsonDuplicateFields(m.text, value) : [];
+  const unknownFields = await pruneIn(m, value);
+  return { id: m.id, ...toJson(value, mayHoldSpecialNumber.test(m.text)), duplicates, unknownFields };
 }
 
 /** The worker's side: decode each body sent, answer with its JSON or its error. */
@@ -72,27 +144,15 @@ function serve(): void {
   const port = parentPort;
   if (!port) return;
   port.on('message', (m: DecodeRequest) => {
-    let reply: DecodeReply;
-    try {
-      const d = decodeYamlIn(m.text, 'deep');
-      let json: string | undefined;
-      let nonce: string | undefined;
-      if (d.value !== undefined) {
-        if (d.special) {
-          const n = (nonce = `\u0000yaml-number-${randomBytes(16).toString('hex')}:`);
-          json = JSON.stringify(d.value, (_k, v: unknown) => (isSpecial(v) ? n + (Object.is(v, -0) ? '-0' : String(v)) : v));
-        } else json = JSON.stringify(d.value);
-      }
-      reply = { id: m.id, json, nonce, duplicates: d.duplicates };
-    } catch (e) {
-      reply = e instanceof YamlError ? { id: m.id, error: e.message } : { id: m.id, internal: String((e as Error)?.stack ?? e) };
-    }
-    port.postMessage(reply);
+    decodeIn(m).then(
+      (reply) => port.postMessage(reply),
+      (e: unknown) => port.postMessage(e instanceof YamlError ? { id: m.id, error: e.message } : { id: m.id, internal: String((e as Error)?.stack ?? e) }),
+    );
   });
 }
 
-const wd = workerData as { yamlDecoder?: boolean } | null | undefined;
-if (wd?.yamlDecoder === true) serve();
+const wd = workerData as { bodyDecoder?: boolean } | null | undefined;
+if (wd?.bodyDecoder === true) serve();
 
 /** Puts the numbers JSON cannot carry back (explicit stack: the value may be 10,000 levels deep). */
 function revive(root: unknown, nonce: string): unknown {
@@ -116,10 +176,16 @@ function revive(root: unknown, nonce: string): unknown {
   return root;
 }
 
+/** What a thread gives back: the value, its repeated keys and the unknown fields cut out of it. */
+export interface BodyDecoded extends YamlDecoded {
+  /** Strict-decoding paths of the fields removed (`object` mode), in the decoder's order. */
+  unknownFields: string[];
+}
+
 interface Job {
-  text: string;
-  /** Each settles the job once (later calls do nothing) and drops its timer and abort listener. */
-  resolve(d: YamlDecoded): void;
+  request: Omit<DecodeRequest, 'id'>;
+  /** Each settles the job once (later calls do nothing) and drops its timer and abort listener. `undefined`: JSON left undecided. */
+  resolve(d: BodyDecoded | undefined): void;
   reject(e: Error): void;
   /** The deadline of its wait in the queue. */
   wait?: NodeJS.Timeout;
@@ -146,16 +212,16 @@ require(workerData.entry);
 `;
 
 function startWorker(): Slot {
-  const resourceLimits = { stackSizeMb: yamlWorkerLimits.stackSizeMb, maxOldGenerationSizeMb: yamlWorkerLimits.maxOldGenerationSizeMb };
+  const resourceLimits = { stackSizeMb: bodyWorkerLimits.stackSizeMb, maxOldGenerationSizeMb: bodyWorkerLimits.maxOldGenerationSizeMb };
   // May throw (ERR_WORKER_INIT_FAILED, EAGAIN): nothing is recorded until it has returned.
   const worker = __filename.endsWith('.ts')
-    ? yamlWorkerInternals.newWorker(tsBootstrap, { eval: true, workerData: { yamlDecoder: true, entry: __filename, typescript: require.resolve('typescript') }, resourceLimits })
-    : yamlWorkerInternals.newWorker(__filename, { workerData: { yamlDecoder: true }, resourceLimits });
+    ? bodyWorkerInternals.newWorker(tsBootstrap, { eval: true, workerData: { bodyDecoder: true, entry: __filename, typescript: require.resolve('typescript') }, resourceLimits })
+    : bodyWorkerInternals.newWorker(__filename, { workerData: { bodyDecoder: true }, resourceLimits });
   worker.unref();
   const slot: Slot = { worker, dead: false };
   worker.on('message', (reply: DecodeReply) => finish(slot, reply));
-  worker.on('error', (e: Error) => fail(slot, new Error(`YAML decoder thread failed: ${e.message}`)));
-  worker.on('exit', (code) => fail(slot, new Error(`YAML decoder thread exited (code ${code})`)));
+  worker.on('error', (e: Error) => fail(slot, new Error(`body decoder thread failed: ${e.message}`)));
+  worker.on('exit', (code) => fail(slot, new Error(`body decoder thread exited (code ${code})`)));
   slots.push(slot);
   return slot;
 }
@@ -184,14 +250,15 @@ function finish(slot: Slot, reply: DecodeReply): void {
   slot.job = undefined;
   slot.worker.unref();
   if ('error' in reply) job.reject(new YamlError(reply.error));
-  else if ('internal' in reply) job.reject(new Error(`YAML decoder thread: ${reply.internal}`));
+  else if ('internal' in reply) job.reject(new Error(`body decoder thread: ${reply.internal}`));
+  else if ('undecided' in reply) job.resolve(undefined);
   else {
     try {
       // This turn's work starts here (api/turns.ts): the request's next checkpoint counts the parse.
       loopHeld();
       let value: unknown = reply.json === undefined ? undefined : JSON.parse(reply.json);
       if (reply.nonce) value = revive(value, reply.nonce);
-      job.resolve({ value, duplicates: reply.duplicates });
+      job.resolve({ value, duplicates: reply.duplicates, unknownFields: reply.unknownFields });
     } catch (e) {
       job.reject(e as Error);
     }
@@ -216,7 +283,7 @@ function busy(): Error {
 function dispatch(): void {
   while (queue.length) {
     let slot = slots.find((s) => !s.job);
-    if (!slot && slots.length >= Math.max(1, yamlWorkerLimits.workers)) break;
+    if (!slot && slots.length >= Math.max(1, bodyWorkerLimits.workers)) break;
     // The job is taken first: if no thread can be started, it fails alone and the rest go on.
     const job = queue.shift() as Job;
     if (job.wait) clearTimeout(job.wait);
@@ -225,7 +292,7 @@ function dispatch(): void {
       try {
         slot = startWorker();
       } catch (e) {
-        job.reject(new Error(`YAML decoder thread could not be started: ${(e as Error)?.message ?? String(e)}`));
+        job.reject(new Error(`body decoder thread could not be started: ${(e as Error)?.message ?? String(e)}`));
         continue;
       }
     }
@@ -233,25 +300,25 @@ function dispatch(): void {
     slot.idle = undefined;
     const id = nextId++;
     const s = slot;
-    const timer = setTimeout(() => fail(s, new Error(`YAML decode took longer than ${yamlWorkerLimits.timeoutMs} ms`)), yamlWorkerLimits.timeoutMs);
+    const timer = setTimeout(() => fail(s, new Error(`YAML decode took longer than ${bodyWorkerLimits.timeoutMs} ms`)), bodyWorkerLimits.timeoutMs);
     slot.job = { ...job, id, timer };
     slot.worker.ref();
-    slot.worker.postMessage({ id, text: job.text } satisfies DecodeRequest);
+    bodyWorkerInternals.sent++;
+    slot.worker.postMessage({ id, ...job.request } satisfies DecodeRequest);
   }
   for (const s of slots) {
     if (s.job || s.idle) continue;
-    s.idle = setTimeout(() => fail(s, new Error('idle')), yamlWorkerLimits.idleMs);
+    s.idle = setTimeout(() => fail(s, new Error('idle')), bodyWorkerLimits.idleMs);
     s.idle.unref();
   }
 }
 
 /**
- * Decodes in a worker thread (whatever the body's size). When `signal` aborts, a queued job leaves
- * the queue and one being decoded is left to finish; either way the promise rejects with the
- * signal's reason at once.
+ * Runs one decode in a worker thread. When `signal` aborts, a queued job leaves the queue and one
+ * being decoded is left to finish; either way the promise rejects with the signal's reason at once.
  */
-export function decodeYamlInWorker(text: string, signal?: AbortSignal): Promise<YamlDecoded> {
-  return new Promise<YamlDecoded>((resolve, reject) => {
+function inWorker(request: Omit<DecodeRequest, 'id'>, signal?: AbortSignal): Promise<BodyDecoded | undefined> {
+  return new Promise<BodyDecoded | undefined>((resolve, reject) => {
     if (signal?.aborted) {
       reject(abortReason(signal));
       return;
@@ -266,7 +333,7 @@ export function decodeYamlInWorker(text: string, signal?: AbortSignal): Promise<
       return true;
     };
     const job: Job = {
-      text,
+      request,
       resolve: (d) => {
         if (settle()) resolve(d);
       },
@@ -285,7 +352,7 @@ export function decodeYamlInWorker(text: string, signal?: AbortSignal): Promise<
       if (!settled) signal?.addEventListener('abort', onAbort, { once: true });
       return;
     }
-    if (queue.length > Math.max(0, yamlWorkerLimits.queueLength)) {
+    if (queue.length > Math.max(0, bodyWorkerLimits.queueLength)) {
       unqueue(job);
       job.reject(busy());
       return;
@@ -293,8 +360,39 @@ export function decodeYamlInWorker(text: string, signal?: AbortSignal): Promise<
     signal?.addEventListener('abort', onAbort, { once: true });
     job.wait = setTimeout(() => {
       if (unqueue(job)) job.reject(busy());
-    }, yamlWorkerLimits.queueWaitMs);
+    }, bodyWorkerLimits.queueWaitMs);
   });
+}
+
+/**
+ * Decodes YAML in a worker thread (whatever the body's size), its unknown fields cut when `prune`
+ * is given (and the registry was loaded from a directory). `signal` as for inWorker.
+ */
+export async function decodeYamlInWorker(text: string, signal?: AbortSignal, prune?: PruneTarget): Promise<BodyDecoded> {
+  return (await inWorker({ media: 'yaml', text, prune: pruneRequest(prune) }, signal)) as BodyDecoded;
+}
+
+function pruneRequest(prune: PruneTarget | undefined): DecodeRequest['prune'] {
+  const dir = prune?.registry.source;
+  return prune && dir !== undefined ? { dir, schemaName: prune.schemaName, mode: prune.mode } : undefined;
+}
+
+/**
+ * A JSON body of `bodyWorkerThreshold` characters or more, parsed in a worker thread with its
+ * repeated keys listed (when `duplicates`) and its unknown fields cut per `prune`. `undefined` when
+ * the body is small, the registry was not loaded from a directory (nothing to gain), or the thread
+ * could not parse it: the caller decodes it on this thread as always (and gives kube's error).
+ * A thread failure is a plain Error, a full queue or too long a wait a 429 ApiError; `signal` as
+ * for inWorker.
+ */
+export async function decodeLargeJson(
+  text: string,
+  opts: { duplicates: boolean; prune: PruneTarget },
+  signal?: AbortSignal,
+): Promise<BodyDecoded | undefined> {
+  const prune = pruneRequest(opts.prune);
+  if (text.length < bodyWorkerThreshold || !prune) return undefined;
+  return inWorker({ media: 'json', text, duplicates: opts.duplicates, prune }, signal);
 }
 
 function abortReason(signal: AbortSignal): Error {
@@ -331,23 +429,24 @@ export async function withCloseSignal<T>(res: ClosableResponse, work: (signal: A
  * decodeYaml (yaml-decode.ts) without holding the event loop: small shallow bodies here, the rest
  * in the worker. Same values, repeated keys and YamlError messages; a thread failure is a plain
  * Error (the server's fault), a full queue or too long a wait a 429 ApiError; `signal` as for
- * decodeYamlInWorker (a body decoded here is not cancelled).
+ * decodeYamlInWorker (a body decoded here is not cancelled). `prune` cuts the unknown fields of a
+ * body decoded in the worker (a small one keeps them: the caller's schema decode finds them).
  */
-export async function decodeYamlAsync(text: string, signal?: AbortSignal): Promise<YamlDecoded> {
-  if (text.length < yamlWorkerThreshold) {
+export async function decodeYamlAsync(text: string, signal?: AbortSignal, prune?: PruneTarget): Promise<BodyDecoded> {
+  if (text.length < bodyWorkerThreshold) {
     try {
       const { value, duplicates } = decodeYamlIn(text, 'shallow');
-      return { value, duplicates };
+      return { value, duplicates, unknownFields: [] };
     } catch (e) {
       if (!(e instanceof TooDeep)) throw e;
     }
   }
-  return decodeYamlInWorker(text, signal);
+  return decodeYamlInWorker(text, signal, prune);
 }
 
 /** Ends every decoder thread (tests); requests in flight fail. */
-export async function stopYamlWorkers(): Promise<void> {
+export async function stopBodyWorkers(): Promise<void> {
   const all = slots.slice();
-  for (const s of all) fail(s, new Error('YAML decoder threads stopped'));
+  for (const s of all) fail(s, new Error('body decoder threads stopped'));
   await Promise.all(all.map((s) => s.worker.terminate()));
 }

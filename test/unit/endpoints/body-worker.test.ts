@@ -4,22 +4,24 @@ import { ApiError } from '../../../src/api/errors';
 import {
   decodeYamlAsync,
   decodeYamlInWorker,
-  stopYamlWorkers,
+  stopBodyWorkers,
   withCloseSignal,
-  yamlWorkerInternals,
-  yamlWorkerLimits,
-} from '../../../src/endpoints/yaml-worker';
+  bodyWorkerInternals,
+  bodyWorkerLimits,
+} from '../../../src/endpoints/body-worker';
 import { yamlValueCorpus } from './yaml-corpus';
 
 afterAll(async () => {
-  await stopYamlWorkers();
+  await stopBodyWorkers();
 });
 
 type Outcome = { ok: { value: unknown; duplicates: string[] } } | { error: string };
 
 async function outcome(p: () => Promise<{ value: unknown; duplicates: string[] }> | { value: unknown; duplicates: string[] }): Promise<Outcome> {
   try {
-    return { ok: await p() };
+    // The value and repeated keys (no prune target is given here, so nothing is cut).
+    const { value, duplicates } = await p();
+    return { ok: { value, duplicates } };
   } catch (e) {
     expect(e).toBeInstanceOf(YamlError);
     return { error: (e as Error).message };
@@ -118,13 +120,13 @@ describe('deep documents: the decoder thread answers as go-yaml', () => {
 });
 
 /** Puts the pool's limits and hooks back and ends its threads after each test of the calling block; returns both as they were. */
-function restoreWorkerPoolAfterEach(): { saved: typeof yamlWorkerLimits; savedInternals: typeof yamlWorkerInternals } {
-  const saved = { ...yamlWorkerLimits };
-  const savedInternals = { ...yamlWorkerInternals };
+function restoreWorkerPoolAfterEach(): { saved: typeof bodyWorkerLimits; savedInternals: typeof bodyWorkerInternals } {
+  const saved = { ...bodyWorkerLimits };
+  const savedInternals = { ...bodyWorkerInternals };
   afterEach(async () => {
-    Object.assign(yamlWorkerLimits, saved);
-    Object.assign(yamlWorkerInternals, savedInternals);
-    await stopYamlWorkers();
+    Object.assign(bodyWorkerLimits, saved);
+    Object.assign(bodyWorkerInternals, savedInternals);
+    await stopBodyWorkers();
   });
   return { saved, savedInternals };
 }
@@ -166,15 +168,15 @@ describe('the worker decodes exactly as decodeYaml does', () => {
 });
 
 describe('a failing worker fails only its request', () => {
-  const saved = { ...yamlWorkerLimits };
+  const saved = { ...bodyWorkerLimits };
   afterEach(async () => {
-    Object.assign(yamlWorkerLimits, saved);
-    await stopYamlWorkers();
+    Object.assign(bodyWorkerLimits, saved);
+    await stopBodyWorkers();
   });
 
   test('out of memory: a plain Error (500), then a fresh thread decodes', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.maxOldGenerationSizeMb = 4;
+    await stopBodyWorkers();
+    bodyWorkerLimits.maxOldGenerationSizeMb = 4;
     const text = fill((i) => `- {k${i}: [a, b, c, d, e, f, g, h, i, j, k, l, m, n]}\n`, '', '', 3 * MiB - 200);
     const err = await decodeYamlInWorker(text).then(
       () => undefined,
@@ -182,33 +184,33 @@ describe('a failing worker fails only its request', () => {
     );
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(YamlError);
-    expect((err as Error).message).toMatch(/YAML decoder thread/);
-    Object.assign(yamlWorkerLimits, saved);
+    expect((err as Error).message).toMatch(/body decoder thread/);
+    Object.assign(bodyWorkerLimits, saved);
     expect((await decodeYamlInWorker('a: 1\n')).value).toEqual({ a: 1 });
   });
 
   test('too slow: the thread is ended, the request fails, the next one is served', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.timeoutMs = 1;
+    await stopBodyWorkers();
+    bodyWorkerLimits.timeoutMs = 1;
     const text = fill((i) => `k${i}: v\n`, '', '', 3 * MiB - 200);
     await expect(decodeYamlInWorker(text)).rejects.toThrow(/YAML decode took longer than 1 ms/);
-    yamlWorkerLimits.timeoutMs = saved.timeoutMs;
+    bodyWorkerLimits.timeoutMs = saved.timeoutMs;
     expect((await decodeYamlInWorker('a: 1\n')).value).toEqual({ a: 1 });
   });
 
   test('a thread that exits mid-decode: its queued neighbours are still served', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 1;
-    yamlWorkerLimits.maxOldGenerationSizeMb = 4;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 1;
+    bodyWorkerLimits.maxOldGenerationSizeMb = 4;
     const big = fill((i) => `- {k${i}: [a, b, c, d, e, f, g, h, i, j, k, l, m, n]}\n`, '', '', 3 * MiB - 200);
     const first = decodeYamlInWorker(big).then(
       () => 'ok',
       (e: Error) => e.message,
     );
     // The first thread has started with the small heap; the one started after it dies has the usual one.
-    yamlWorkerLimits.maxOldGenerationSizeMb = saved.maxOldGenerationSizeMb;
+    bodyWorkerLimits.maxOldGenerationSizeMb = saved.maxOldGenerationSizeMb;
     const second = decodeYamlInWorker('b: 2\n');
-    expect(await first).toMatch(/YAML decoder thread/);
+    expect(await first).toMatch(/body decoder thread/);
     expect((await second).value).toEqual({ b: 2 });
   });
 });
@@ -228,9 +230,9 @@ describe('the queue: bounded, timed and cancellable', () => {
   };
 
   test('an aborted job leaves the queue and rejects with the reason; the running one finishes', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 1;
-    yamlWorkerLimits.queueLength = 1;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 1;
+    bodyWorkerLimits.queueLength = 1;
     // Everything up to the first await runs before the thread can answer: the first job holds it.
     const first = decodeYamlInWorker(big());
     const ac = new AbortController();
@@ -247,8 +249,8 @@ describe('the queue: bounded, timed and cancellable', () => {
   });
 
   test('an already aborted signal never queues; an abort mid-decode rejects at once and the thread goes on', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 1;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 1;
     const gone = new AbortController();
     gone.abort(new Error('gone'));
     await expect(decodeYamlInWorker('a: 1\n', gone.signal)).rejects.toThrow('gone');
@@ -261,9 +263,9 @@ describe('the queue: bounded, timed and cancellable', () => {
   });
 
   test('past the cap a job gets 429 TooManyRequests with Retry-After: 1', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 1;
-    yamlWorkerLimits.queueLength = 2;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 1;
+    bodyWorkerLimits.queueLength = 2;
     const running = decodeYamlInWorker(big());
     const waiting = [decodeYamlInWorker('a: 1\n'), decodeYamlInWorker('b: 2\n')];
     expectBusy(await settled(decodeYamlInWorker('c: 3\n')));
@@ -275,20 +277,20 @@ describe('the queue: bounded, timed and cancellable', () => {
   });
 
   test('a job that waits too long gets 429', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 1;
-    yamlWorkerLimits.queueWaitMs = 1;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 1;
+    bodyWorkerLimits.queueWaitMs = 1;
     // The thread starts and decodes a MiB: far longer than 1 ms.
     const running = decodeYamlInWorker(big());
     expectBusy(await settled(decodeYamlInWorker('a: 1\n')));
     await running;
-    yamlWorkerLimits.queueWaitMs = saved.queueWaitMs;
+    bodyWorkerLimits.queueWaitMs = saved.queueWaitMs;
     expect((await decodeYamlInWorker('b: 2\n')).value).toEqual({ b: 2 });
   });
 
   test('withCloseSignal: a closing response aborts the queued decode; no listener stays behind', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 1;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 1;
     const res = new EventEmitter();
     const running = withCloseSignal(res, (signal) => decodeYamlAsync(big(), signal));
     expect(res.listenerCount('close')).toBe(1);
@@ -317,7 +319,7 @@ describe('a thread that cannot start fails only its job', () => {
   /** Makes the `n`th thread started from now fail to start (ERR_WORKER_INIT_FAILED). */
   const failStart = (n: number): void => {
     let calls = 0;
-    yamlWorkerInternals.newWorker = (file, options) => {
+    bodyWorkerInternals.newWorker = (file, options) => {
       if (++calls === n) throw Object.assign(new Error('Worker initialization failure: EAGAIN'), { code: 'ERR_WORKER_INIT_FAILED' });
       return savedInternals.newWorker(file, options);
     };
@@ -326,19 +328,19 @@ describe('a thread that cannot start fails only its job', () => {
     expect(e).toBeInstanceOf(Error);
     expect(e).not.toBeInstanceOf(ApiError);
     expect(e).not.toBeInstanceOf(YamlError);
-    expect((e as Error).message).toBe('YAML decoder thread could not be started: Worker initialization failure: EAGAIN');
+    expect((e as Error).message).toBe('body decoder thread could not be started: Worker initialization failure: EAGAIN');
   };
 
   test('on request: that request fails (a 500), the next one starts a thread', async () => {
-    await stopYamlWorkers();
+    await stopBodyWorkers();
     failStart(1);
     expectStartFailure(await decodeYamlInWorker('a: 1\n').catch((e: unknown) => e));
     expect((await decodeYamlInWorker('b: 2\n')).value).toEqual({ b: 2 });
   });
 
   test('next to a working thread: only the job that needed the new thread fails', async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 2;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 2;
     failStart(2);
     const first = decodeYamlInWorker(fill((i) => `k${i}: v\n`, '', '', MiB));
     const second = decodeYamlInWorker('b: 2\n').catch((e: unknown) => e);
@@ -349,9 +351,9 @@ describe('a thread that cannot start fails only its job', () => {
   });
 
   test("from a dead thread's exit listener: the queued job fails, nothing is thrown, the next request is served", async () => {
-    await stopYamlWorkers();
-    yamlWorkerLimits.workers = 1;
-    yamlWorkerLimits.maxOldGenerationSizeMb = 4;
+    await stopBodyWorkers();
+    bodyWorkerLimits.workers = 1;
+    bodyWorkerLimits.maxOldGenerationSizeMb = 4;
     failStart(2);
     const uncaught: unknown[] = [];
     const onUncaught = (e: unknown): void => void uncaught.push(e);
@@ -359,9 +361,9 @@ describe('a thread that cannot start fails only its job', () => {
     try {
       const dies = decodeYamlInWorker(fill((i) => `- {k${i}: [a, b, c, d, e, f, g, h, i, j, k, l, m, n]}\n`, '', '', 3 * MiB - 200)).catch((e: Error) => e);
       const queued = decodeYamlInWorker('q: 1\n').catch((e: unknown) => e);
-      expect(((await dies) as Error).message).toMatch(/YAML decoder thread (failed|exited)/);
+      expect(((await dies) as Error).message).toMatch(/body decoder thread (failed|exited)/);
       expectStartFailure(await queued);
-      yamlWorkerLimits.maxOldGenerationSizeMb = saved.maxOldGenerationSizeMb;
+      bodyWorkerLimits.maxOldGenerationSizeMb = saved.maxOldGenerationSizeMb;
       expect((await decodeYamlInWorker('r: 2\n')).value).toEqual({ r: 2 });
       expect(uncaught).toEqual([]);
     } finally {
