@@ -4,7 +4,10 @@
  * longest stretch its handling held the loop. Prints one line per shape × verb: status, total ms,
  * longest block ms. No assertions.
  *
- *   npx tsc -p bench/tsconfig.json && node dist/bench/body-cost.js [filter] [--small N]
+ *   npx tsc -p bench/tsconfig.json && node dist/bench/body-cost.js [filter] [--small N] [--parallel N]
+ *
+ * `--parallel N` sends N of each request at once (creates under N names), as N hostile clients
+ * would: the longest block should stay about one stage of one request (api/turns.ts).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestServer, type TestServer } from '../test/support/api-server';
@@ -80,9 +83,12 @@ async function measure(fn: () => Promise<{ status: number }>): Promise<{ status:
   return { status, totalMs, blockMs: h.max / 1e6 };
 }
 
+let parallel = 1;
+
 async function run(s: TestServer, shape: Shape, verb: Verb): Promise<string> {
   const ctype = shape.media === 'yaml' ? 'application/yaml' : 'application/json';
   await s.request('DELETE', `${base}/t`);
+  for (let i = 1; i < parallel; i++) await s.request('DELETE', `${base}/t${i}`);
   const small = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't' }, data: { a: 'b' } };
   if (verb !== 'create') {
     const r = await s.request('POST', base, { body: small });
@@ -123,10 +129,14 @@ async function run(s: TestServer, shape: Shape, verb: Verb): Promise<string> {
   }
   if (body.length > 3 * MiB) throw new Error(`${shape.label} ${verb}: body ${body.length}`);
   let text = '';
+  // The same request N times at once; a create's copies are named t, t1, t2, …
+  const bodies = [body];
+  for (let i = 1; i < parallel; i++) bodies.push(verb === 'create' ? Buffer.from(shape.full(`t${i}`)) : body);
   const m = await measure(async () => {
-    const r = await s.request(method, path, { body, headers: { 'content-type': contentType } });
-    text = r.text;
-    return r;
+    const rs = await Promise.all(bodies.map((b) => s.request(method, path, { body: b, headers: { 'content-type': contentType } })));
+    const worst = rs.reduce((a, r) => (r.status > a.status ? r : a));
+    text = worst.text;
+    return worst;
   });
   if (m.status >= 413 && process.env.SHOW_ERRORS) console.error(`${shape.label} ${verb}: ${text.slice(0, 300)}`);
   return `${m.status} ${m.totalMs.toFixed(0)}/${m.blockMs.toFixed(0)}`;
@@ -151,6 +161,8 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const smallIdx = args.indexOf('--small');
   const small = smallIdx >= 0 ? Number(args.splice(smallIdx, 2)[1]) : 0;
+  const parallelIdx = args.indexOf('--parallel');
+  if (parallelIdx >= 0) parallel = Math.max(1, Number(args.splice(parallelIdx, 2)[1]));
   const filter = args[0] ? new RegExp(args[0]) : undefined;
   const etcd = await startTestEtcd();
   const s = await startTestServer({ etcdEndpoints: etcd.endpoints });

@@ -1,8 +1,8 @@
 /**
  * Cooperative time slicing for writes (issue 25): when the event loop has been held for a slice
- * (20 ms) since this turn's first checkpoint, a request at a checkpoint gives the loop a turn
- * (setImmediate), so other requests are served in between; the longest stall is then about one
- * stage of one request, not the sum of its stages.
+ * (20 ms) since this turn began, a request at a checkpoint gives the loop a turn (nextTurn), so
+ * other requests are served in between; the longest stall is then about one stage of one
+ * request, not the sum of its stages, however many large writes are in flight.
  *
  * What is measured is how long the loop has been busy without a break — not how long the request
  * has existed: a request that waited on etcd while others ran has not held the loop, and yielding
@@ -59,15 +59,36 @@ export function loopHeld(): boolean {
   return now - turnStart >= sliceMs;
 }
 
+/** Requests waiting for a turn of their own, first come first served (see nextTurn). */
+const waiting: Array<() => void> = [];
+let pumping = false;
+
 /**
- * Resolves on the loop's next turn (after the I/O and timers waiting now). The turn's clock starts
- * as the request resumes, so what it does before its next checkpoint is counted.
+ * Resolves on a later turn of the loop, after the I/O and timers waiting now, and one waiting
+ * request per loop iteration: several large writes take turns rather than each running a stage
+ * back to back in one iteration. Each turn is two immediates: one queued from an I/O callback
+ * runs in the same iteration, right after the poll phase, before any other I/O is read; the
+ * second runs an iteration later, after the timers and the poll. The resumed request starts the
+ * turn's clock, so what it does before its next checkpoint counts.
  */
 export function nextTurn(): Promise<void> {
-  return new Promise<void>((resolve) =>
+  return new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    if (!pumping) pump();
+  });
+}
+
+function pump(): void {
+  pumping = true;
+  setImmediate(() =>
     setImmediate(() => {
-      loopHeld();
-      resolve();
+      const next = waiting.shift();
+      if (waiting.length) pump();
+      else pumping = false;
+      if (next) {
+        loopHeld();
+        next();
+      }
     }),
   );
 }

@@ -24,7 +24,7 @@ import {
 import { KUBECTL_APPLY_MANAGER, allowedConflictsFromLastApplied, buildLastApplied, lastAppliedOf, setLastApplied } from './last-applied';
 import { pathOf } from './path-element';
 import { Conflict, ConflictList, applyOwnershipSteps, updateOwnershipSteps } from './updater';
-import { Steps, runSteps, runStepsAsync } from './steps';
+import { Steps, runSteps, runStepsAsync } from '../api/steps';
 import { typeErrorsMessage, validateValue } from './validate-config';
 import { zeroValue } from './zero-value';
 

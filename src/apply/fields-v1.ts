@@ -8,7 +8,7 @@ import { PathElement, PathElementSyntaxError, comparePathElements, deserializePa
 import { isJsonObject } from './json-value';
 import { jsonValueDepth } from '../api/json-clone';
 import { scanJson } from '../api/json-depth';
-import { Steps, runSteps } from './steps';
+import { Steps, runSteps } from '../api/steps';
 
 /** A FieldsV1 object. Key order is the wire order (no key is integer-like, so JS keeps it). */
 export type FieldsV1 = { [key: string]: FieldsV1 };

@@ -5,7 +5,7 @@
 import { FieldError, FieldPath as ErrorPath, ManagedFieldsEntry, fieldErrors, stringifyJson } from '../api';
 import { FieldSet } from './field-set';
 import { FieldsV1Error, fieldSetToFieldsV1Steps, fieldsV1ToFieldSet } from './fields-v1';
-import { Steps, runSteps } from './steps';
+import { Steps, runSteps } from '../api/steps';
 import { goJsonString } from './json-value';
 import { ManagerSets, VersionedSet } from './updater';
 

@@ -12,7 +12,7 @@ import { JsonValue, equalValues } from './json-value';
 import { mergeValues } from './merge-objects';
 import { FieldPath } from './path-element';
 import { removeItems } from './remove-items';
-import { Steps, runSteps } from './steps';
+import { Steps, runSteps } from '../api/steps';
 
 /** The fields one manager owns, at the apiVersion it used; `applied` for an Apply entry. */
 export interface VersionedSet {

@@ -33,7 +33,7 @@ import { Worker, parentPort, workerData, type WorkerOptions } from 'node:worker_
 import { randomBytes } from 'node:crypto';
 import { errors } from '../api/errors';
 import { parseJsonBounded } from '../api/json-depth';
-import { loopHeld } from '../api/turns';
+import { loopHeld, nextTurn } from '../api/turns';
 import { SchemaRegistry, type PruneMode } from '../registry/schema';
 import { jsonDuplicateFields } from './duplicate-fields';
 import { TooDeep, YamlError, decodeYamlIn, type YamlDecoded } from './yaml-decode';
@@ -253,15 +253,20 @@ function finish(slot: Slot, reply: DecodeReply): void {
   else if ('internal' in reply) job.reject(new Error(`body decoder thread: ${reply.internal}`));
   else if ('undecided' in reply) job.resolve(undefined);
   else {
-    try {
-      // This turn's work starts here (api/turns.ts): the request's next checkpoint counts the parse.
-      loopHeld();
-      let value: unknown = reply.json === undefined ? undefined : JSON.parse(reply.json);
-      if (reply.nonce) value = revive(value, reply.nonce);
-      job.resolve({ value, duplicates: reply.duplicates, unknownFields: reply.unknownFields });
-    } catch (e) {
-      job.reject(e as Error);
-    }
+    const parse = (): void => {
+      try {
+        let value: unknown = reply.json === undefined ? undefined : JSON.parse(reply.json);
+        if (reply.nonce) value = revive(value, reply.nonce);
+        job.resolve({ value, duplicates: reply.duplicates, unknownFields: reply.unknownFields });
+      } catch (e) {
+        job.reject(e as Error);
+      }
+    };
+    // The parse is a stage of its request (api/turns.ts): it starts this turn's clock, or waits
+    // for a turn of its own when the loop is already held (two threads' answers may arrive in
+    // one poll of the loop).
+    if (loopHeld()) void nextTurn().then(parse);
+    else parse();
   }
   dispatch();
 }

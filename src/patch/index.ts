@@ -5,9 +5,9 @@
  */
 export { applyJsonPatch, jsonPatchStrictErrors, MAX_JSON_PATCH_OPERATIONS, JSON_PATCH_MAX_COPY_BYTES } from './json-patch';
 export type { FieldValidation, JsonPatchOptions } from './json-patch';
-export { applyMergePatch } from './merge-patch';
+export { applyMergePatch, applyMergePatchSteps } from './merge-patch';
 export type { MergePatchOptions } from './merge-patch';
-export { applyStrategicMergePatch } from './strategic-merge-patch';
+export { applyStrategicMergePatch, applyStrategicMergePatchSteps } from './strategic-merge-patch';
 export { resolveSchema, componentsResolver } from './schema';
 export type { Schema, SchemaResolver } from './schema';
 

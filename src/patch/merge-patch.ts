@@ -2,6 +2,7 @@
  * RFC 7386 JSON merge patch as kube-apiserver applies it: evanphx/json-patch.v4 MergePatch behind
  * pkg/endpoints/handlers/patch.go (applyJSPatch, MergePatchType).
  */
+import { Steps, runSteps } from '../api/steps';
 import { JsonObject, deepClone, hasOwn, isObject, jsonKind, setOwn } from './json-value';
 import type { FieldValidation } from './json-patch';
 import { badRequest, unmarshalTypeMessage } from './patch-errors';
@@ -47,24 +48,30 @@ function pruneNulls(v: unknown): unknown {
   return root;
 }
 
-/** evanphx merge(): objects merge; a non-object current takes the patch with nulls pruned. */
-function mergeValue(cur: unknown, patch: unknown): unknown {
-  if (!isObject(cur)) return pruneNulls(patch);
-  // evanphx v4 returns a non-object patch verbatim here (no null pruning inside arrays)
-  if (!isObject(patch)) return deepClone(patch);
-  mergeInto(cur, patch);
-  return cur;
-}
+/** Keys merged between two stages: a patch of hundreds of thousands of keys is merged in parts. */
+const keysPerStage = 32 * 1024;
 
-function mergeInto(doc: JsonObject, patch: JsonObject): void {
+/**
+ * evanphx mergeDocs, in stages: null deletes; a key `doc` lacks (or holds null) takes the patch
+ * value with nulls pruned; two objects merge; otherwise evanphx merge() takes the patch value
+ * verbatim (no null pruning inside arrays).
+ */
+function* mergeInto(doc: JsonObject, patch: JsonObject, budget: { left: number }): Steps<void> {
   for (const k of Object.keys(patch)) {
+    if (--budget.left <= 0) {
+      budget.left = keysPerStage;
+      yield;
+    }
     const v = patch[k];
     if (v === null) {
       delete doc[k];
     } else if (!hasOwn(doc, k) || doc[k] === null) {
       setOwn(doc, k, pruneNulls(v));
     } else {
-      setOwn(doc, k, mergeValue(doc[k], v));
+      const cur = doc[k];
+      if (!isObject(cur)) setOwn(doc, k, pruneNulls(v));
+      else if (!isObject(v)) setOwn(doc, k, deepClone(v));
+      else yield* mergeInto(cur, v, budget);
     }
   }
 }
@@ -80,6 +87,11 @@ function mergeInto(doc: JsonObject, patch: JsonObject): void {
  * `Invalid JSON Patch`.
  */
 export function applyMergePatch(original: unknown, patch: unknown, options: MergePatchOptions = {}): unknown {
+  return runSteps(applyMergePatchSteps(original, patch, options));
+}
+
+/** applyMergePatch in stages (steps.ts): the copy, then the merge in parts. */
+export function* applyMergePatchSteps(original: unknown, patch: unknown, options: MergePatchOptions = {}): Steps<unknown> {
   const strict = (options.fieldValidation ?? 'Warn') !== 'Ignore';
   if (patch === null || patch === undefined) throw badRequest('Invalid JSON Patch');
   if (!isObject(patch)) {
@@ -92,6 +104,7 @@ export function applyMergePatch(original: unknown, patch: unknown, options: Merg
   }
   if (!isObject(original)) return pruneNulls(patch);
   const doc = deepClone(original);
-  mergeInto(doc, patch);
+  yield;
+  yield* mergeInto(doc, patch, { left: keysPerStage });
   return doc;
 }

@@ -5,6 +5,7 @@
  * struct tags. Errors are mapped as pkg/endpoints/handlers/patch.go interpretStrategicMergePatchError.
  */
 import { ApiError } from '../api';
+import { Steps, runSteps } from '../api/steps';
 import { JsonObject, deepClone, goSprint, goTypeName, hasOwn, isObject, jsonKind, setOwn } from './json-value';
 import { badRequest, genericUnprocessable, unconvertedError, unmarshalTypeMessage } from './patch-errors';
 import { Schema, SchemaResolver, resolveSchema } from './schema';
@@ -39,7 +40,12 @@ interface PatchMeta {
 /** Everything the recursion needs besides the values: the resolver. */
 interface Ctx {
   resolve: SchemaResolver;
+  /** Keys left to merge before the next stage boundary (steps.ts). */
+  budget: number;
 }
+
+/** Keys merged between two stages: a patch of hundreds of thousands of keys is merged in parts. */
+const keysPerStage = 32 * 1024;
 
 function fieldSchema(schema: Schema | undefined, key: string): Schema | undefined {
   if (!schema) return undefined;
@@ -203,7 +209,7 @@ function mergeMapList(
     // kube searches the growing list, so a repeated key merges into the item appended before
     const found = findMapByKey(merged, mergeKey, item[mergeKey]);
     if (found) {
-      merged[found[1]] = mergeMap(ctx, found[0], item, schema);
+      merged[found[1]] = runSteps(mergeMap(ctx, found[0], item, schema));
     } else {
       if (merged.length < cap) backing[merged.length] = v;
       merged.push(v);
@@ -337,8 +343,8 @@ function applySetElementOrder(ctx: Ctx, original: JsonObject, patch: JsonObject,
   return found;
 }
 
-/** mergeMap: merges `patch` into `original` (both already private copies; mutated). */
-function mergeMap(ctx: Ctx, original: JsonObject | null, patch: JsonObject, schema: Schema | undefined): JsonObject {
+/** mergeMap: merges `patch` into `original` (both already private copies; mutated), in stages. */
+function* mergeMap(ctx: Ctx, original: JsonObject | null, patch: JsonObject, schema: Schema | undefined): Steps<JsonObject> {
   if (hasOwn(patch, DIRECTIVE)) {
     const directive = patch[DIRECTIVE];
     if (directive === 'replace') {
@@ -355,6 +361,10 @@ function mergeMap(ctx: Ctx, original: JsonObject | null, patch: JsonObject, sche
   if (applySetElementOrder(ctx, orig, patch, schema, keys)) keys = Object.keys(patch);
 
   for (const rawKey of keys) {
+    if (--ctx.budget <= 0) {
+      ctx.budget = keysPerStage;
+      yield;
+    }
     const patchV = patch[rawKey];
     let key = rawKey;
     let isDeleteList = false;
@@ -378,7 +388,7 @@ function mergeMap(ctx: Ctx, original: JsonObject | null, patch: JsonObject, sche
     if (isObject(current) && isObject(patchV)) {
       const [sub, meta] = lookupForStruct(ctx, schema, key);
       const strategy = patchStrategy(meta.strategies);
-      setOwn(orig, key, strategy === 'replace' ? patchV : mergeMap(ctx, current, patchV, sub));
+      setOwn(orig, key, strategy === 'replace' ? patchV : yield* mergeMap(ctx, current, patchV, sub));
     } else if (Array.isArray(current) && Array.isArray(patchV)) {
       const [sub, meta] = lookupForSlice(ctx, schema, key);
       const strategy = patchStrategy(meta.strategies);
@@ -416,13 +426,26 @@ export function applyStrategicMergePatch(
   schema: Schema | undefined,
   resolve: SchemaResolver,
 ): unknown {
+  return runSteps(applyStrategicMergePatchSteps(original, patch, schema, resolve));
+}
+
+/** applyStrategicMergePatch in stages (steps.ts): the copies, then the merge in parts. */
+export function* applyStrategicMergePatchSteps(
+  original: unknown,
+  patch: unknown,
+  schema: Schema | undefined,
+  resolve: SchemaResolver,
+): Steps<unknown> {
   // kube decodes null into a nil map: the patch is a no-op
   if (patch === null || patch === undefined) return deepClone(original);
   if (!isObject(patch)) throw badRequest(unmarshalTypeMessage(jsonKind(patch), MAP_TYPE));
-  const ctx: Ctx = { resolve };
+  const ctx: Ctx = { resolve, budget: keysPerStage };
   const root = isObject(original) ? deepClone(original) : null;
+  yield;
+  const own = deepClone(patch);
+  yield;
   try {
-    return mergeMap(ctx, root, deepClone(patch), resolveSchema(schema, resolve));
+    return yield* mergeMap(ctx, root, own, resolveSchema(schema, resolve));
   } catch (e) {
     if (e instanceof SmpError) throw toApiError(e);
     throw e;

@@ -1,6 +1,7 @@
 /** PATCH by Content-Type: JSON patch, merge patch, strategic merge patch, and server-side apply. */
-import { JsonDepthError, KubeObject, errors, fieldErrors, isObject, parseJsonBounded, loopHeld, nextTurn } from '../../api';
-import { applyPatch, patchTypeFromContentType } from '../../registry';
+import { JsonDepthError, KubeObject, errors, fieldErrors, isObject, parseJsonBounded, loopHeld, nextTurn, yieldIfBusy } from '../../api';
+import { runStepsAsync } from '../../api/steps';
+import { applyPatchSteps, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
@@ -122,7 +123,8 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
       if (!current) throw errors.notFound(s.store.gr, s.info.name);
       // The object was just read: this turn's clock starts here.
       if (loopHeld()) await nextTurn();
-      const patched = applyPatch(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
+      const steps = applyPatchSteps(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
+      const patched = await runStepsAsync(steps, yieldIfBusy);
       if (loopHeld()) await nextTurn();
       const obj = admitObject(s, patched, validation);
       checkName(s, obj);
