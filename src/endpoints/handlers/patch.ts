@@ -6,7 +6,7 @@ import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { yamlUnmarshalErrors } from '../duplicate-fields';
-import { decodeLargeJson, decodeYamlAsync, withCloseSignal } from '../body-worker';
+import { bodyWorkerThreshold, decodeLargeJson, decodeYamlAsync, withCloseSignal } from '../body-worker';
 import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, markIfHeavy, parseDryRun, parseFieldValidation } from './write-options';
@@ -102,9 +102,12 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   }
   // A large patch is parsed off the loop, the values it gives unknown fields cut (body-worker.ts).
   const mode = type === 'application/merge-patch+json' ? 'merge-patch' : type === 'application/strategic-merge-patch+json' ? 'strategic-patch' : 'json-patch';
-  const large = await withCloseSignal(s.res, (signal) =>
-    decodeLargeJson(raw, { duplicates: false, prune: { registry: s.schemas, schemaName: s.store.def.schemaName, mode } }, signal),
-  );
+  const large =
+    raw.length >= bodyWorkerThreshold
+      ? await withCloseSignal(s.res, (signal) =>
+          decodeLargeJson(raw, { duplicates: false, prune: { registry: s.schemas, schemaName: s.store.def.schemaName, mode } }, signal),
+        )
+      : undefined;
   let patch: unknown = large?.value;
   if (!large) {
     try {

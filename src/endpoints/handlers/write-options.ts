@@ -7,7 +7,7 @@ import { jsonDuplicateFields, yamlUnmarshalErrors } from '../duplicate-fields';
 import { requestBodyFormat, supportedMediaTypes } from '../negotiation';
 import { protobufServes } from '../responses';
 import type { HandlerScope } from '../scope';
-import { decodeLargeJson, withCloseSignal, type PruneTarget } from '../body-worker';
+import { bodyWorkerThreshold, decodeLargeJson, withCloseSignal, type PruneTarget } from '../body-worker';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -116,8 +116,9 @@ export async function readObjectBody(s: HandlerScope): Promise<KubeObject> {
     return admitObject(s, d.value, validation, { strict, warn: d.duplicates }, d.unknownFields);
   }
   // A large JSON body is parsed, checked for repeated keys and cut of its unknown fields off the loop.
+  // (a body of fewer bytes than the threshold has fewer characters: no text is made, no signal set up)
   const large =
-    format === 'json'
+    format === 'json' && body.length >= bodyWorkerThreshold
       ? await withCloseSignal(s.res, (signal) => decodeLargeJson(body.toString('utf8'), { duplicates: validation !== 'Ignore', prune }, signal))
       : undefined;
   let raw: unknown;
