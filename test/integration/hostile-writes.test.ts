@@ -399,3 +399,33 @@ describe('clients', () => {
     expect(JSON.parse(stdout)).toEqual({ status: 201, warning: [warningBytes('unknown field "z😀"').toString('hex')], name: 'python' });
   });
 });
+
+describe('an object too large for etcd (its default 1.5 MiB request limit)', () => {
+  /** A ConfigMap of `keys` empty values: within the 1 MiB data limit, stored about twice as large with its managedFields. */
+  const wide = (name: string, keys: number) => {
+    const data: Record<string, string> = {};
+    for (let i = 0; i < keys; i++) data[`k${i}`] = '';
+    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data };
+  };
+
+  test("past etcd's limit: kube's pass-through 500 with etcd's text, nothing stored", async () => {
+    const r = await srv.request('POST', cms, { body: wide('too-large', 75_000) });
+    expectStatus(r, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: request is too large', code: 500 });
+    expect((await srv.request('GET', `${cms}/too-large`)).status).toBe(404);
+  });
+
+  test("past etcd's gRPC message limit: gRPC's text as Go's client words it, nothing stored", async () => {
+    const r = await srv.request('POST', cms, { body: wide('far-too-large', 100_000) });
+    expect(r.status).toBe(500);
+    expect(r.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: expect.stringMatching(/^rpc error: code = ResourceExhausted desc = grpc: received message larger than max \(\d+ vs\. \d+\)$/),
+      code: 500,
+    });
+    expect((await srv.request('GET', `${cms}/far-too-large`)).status).toBe(404);
+    expect((await srv.request('GET', '/readyz')).status).toBe(200);
+  });
+});

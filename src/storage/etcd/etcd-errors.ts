@@ -5,7 +5,32 @@ import {
   GRPCDeadlineExceededError,
   GRPCUnavailableError,
 } from 'etcd3';
+import { ApiError, failureStatus } from '../../api';
 import { StorageError, etcdFutureRevisionMessage } from '../errors';
+
+/** grpc-js's error text: `<code> <NAME>: <details>`. */
+const grpcError = /^(\d+) ([A-Z_]+): ([\s\S]*)$/;
+
+/**
+ * An error etcd answered that kube passes through as it is: a 500 with no reason and the Go
+ * client's text — etcd's own (`etcdserver: request is too large`, an object past
+ * --max-request-bytes) or gRPC's (`rpc error: code = ResourceExhausted desc = grpc: received
+ * message larger than max (…)`, past etcd's gRPC limit). kube-apiserver answers these so (an
+ * object too large for etcd is a 500 there too).
+ */
+function passedThrough(msg: string): ApiError | undefined {
+  const m = grpcError.exec(msg);
+  if (!m) return undefined;
+  const [, , name, details] = m as unknown as [string, string, string, string];
+  if (details.startsWith('etcdserver: ')) return new ApiError(failureStatus(500, '', details));
+  if (name !== 'RESOURCE_EXHAUSTED') return undefined;
+  const goCode = name
+    .toLowerCase()
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+  return new ApiError(failureStatus(500, '', `rpc error: code = ${goCode} desc = ${details}`));
+}
 
 export function toStorageError(e: unknown, key: string): unknown {
   if (e instanceof StorageError) return e;
@@ -26,5 +51,5 @@ export function toStorageError(e: unknown, key: string): unknown {
   ) {
     return new StorageError('Unreachable', key, msg);
   }
-  return e;
+  return passedThrough(msg) ?? e;
 }
