@@ -32,13 +32,26 @@ export function beginHeavy(): () => void {
   };
 }
 
-/** When the current run of the loop began (the first checkpoint of this turn). */
+/** When the current run of the loop began (its first checkpoint, or a request resuming). */
 let turnStart = 0;
-/** A marker is queued to note the turn's end. */
-let marking = false;
+/** The current turn's number; 0 once the loop has moved on (its end was noted). */
+let turn = 0;
+let turns = 0;
 
-function endTurn(): void {
-  marking = false;
+/**
+ * Starts a turn's clock and notes its end at the loop's next timers phase or check phase,
+ * whichever comes first: a turn begun in a check phase (a resumed request) must not still be
+ * running when the next poll phase reads I/O. A turn's end never ends a later turn.
+ */
+function startTurn(now: number): void {
+  const id = ++turns;
+  turn = id;
+  turnStart = now;
+  const end = (): void => {
+    if (turn === id) turn = 0;
+  };
+  setImmediate(end);
+  setTimeout(end, 0);
 }
 
 /**
@@ -49,11 +62,9 @@ function endTurn(): void {
 export function loopHeld(): boolean {
   if (heavy === 0) return false;
   const now = performance.now();
-  if (!marking) {
+  if (turn === 0) {
     // The first checkpoint since the loop last turned: the clock starts here.
-    marking = true;
-    turnStart = now;
-    setImmediate(endTurn);
+    startTurn(now);
     return false;
   }
   return now - turnStart >= sliceMs;
@@ -64,9 +75,9 @@ const waiting: Array<() => void> = [];
 let pumping = false;
 
 /**
- * Resolves on a later turn of the loop, after the I/O and timers waiting now, and one waiting
- * request per loop iteration: several large writes take turns rather than each running a stage
- * back to back in one iteration. Each turn is two immediates: one queued from an I/O callback
+ * Resolves on a later turn of the loop, after the I/O and timers waiting now, one waiting request
+ * at a time (one per one or two loop iterations): several large writes take turns rather than each
+ * running a stage back to back in one iteration. Each turn is two immediates: one queued from an I/O callback
  * runs in the same iteration, right after the poll phase, before any other I/O is read; the
  * second runs an iteration later, after the timers and the poll. The resumed request starts the
  * turn's clock, so what it does before its next checkpoint counts.
@@ -86,7 +97,8 @@ function pump(): void {
       if (waiting.length) pump();
       else pumping = false;
       if (next) {
-        loopHeld();
+        // A resumed request begins a turn of its own.
+        if (heavy > 0) startTurn(performance.now());
         next();
       }
     }),

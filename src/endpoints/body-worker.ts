@@ -98,11 +98,24 @@ function isSpecial(v: unknown): v is number {
 }
 
 /**
- * Whether a JSON text may hold a number JSON.stringify would not give back (±Infinity from a huge
- * exponent or 309+ digits, -0 from `-0`, `-0.0`, or an underflowing negative): a cheap test that
- * spares the slow replacer for every other body.
+ * Whether a parsed value holds a number JSON.stringify would not give back (±Infinity from a huge
+ * exponent or mantissa, -0 from `-0` or an underflowing negative), so the slow replacer is used
+ * only then. A walk of the value (explicit stack, any depth), in the worker.
  */
-const mayHoldSpecialNumber = /[0-9][eE][+-]?[0-9]{3}|[0-9]{300}|-0(?:\.0*)?(?:[eE][+-]?[0-9]+)?(?![0-9.eE])/;
+function holdsSpecialNumber(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (isSpecial(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+    }
+  }
+  return false;
+}
 
 /** Schemas by directory, loaded once per thread. */
 const registries = new Map<string, Promise<SchemaRegistry>>();
@@ -136,7 +149,7 @@ async function decodeIn(m: DecodeRequest): Promise<DecodeReply> {
   }
   const duplicates = m.duplicates ? jsonDuplicateFields(m.text, value) : [];
   const unknownFields = await pruneIn(m, value);
-  return { id: m.id, ...toJson(value, mayHoldSpecialNumber.test(m.text)), duplicates, unknownFields };
+  return { id: m.id, ...toJson(value, holdsSpecialNumber(value)), duplicates, unknownFields };
 }
 
 /** The worker's side: decode each body sent, answer with its JSON or its error. */
@@ -187,6 +200,8 @@ interface Job {
   /** Each settles the job once (later calls do nothing) and drops its timer and abort listener. `undefined`: JSON left undecided. */
   resolve(d: BodyDecoded | undefined): void;
   reject(e: Error): void;
+  /** Whether it has settled (its client went away, say): an answer then is dropped unread. */
+  settled(): boolean;
   /** The deadline of its wait in the queue. */
   wait?: NodeJS.Timeout;
 }
@@ -254,6 +269,7 @@ function finish(slot: Slot, reply: DecodeReply): void {
   else if ('undecided' in reply) job.resolve(undefined);
   else {
     const parse = (): void => {
+      if (job.settled()) return;
       try {
         let value: unknown = reply.json === undefined ? undefined : JSON.parse(reply.json);
         if (reply.nonce) value = revive(value, reply.nonce);
@@ -305,7 +321,7 @@ function dispatch(): void {
     slot.idle = undefined;
     const id = nextId++;
     const s = slot;
-    const timer = setTimeout(() => fail(s, new Error(`YAML decode took longer than ${bodyWorkerLimits.timeoutMs} ms`)), bodyWorkerLimits.timeoutMs);
+    const timer = setTimeout(() => fail(s, new Error(`body decode took longer than ${bodyWorkerLimits.timeoutMs} ms`)), bodyWorkerLimits.timeoutMs);
     slot.job = { ...job, id, timer };
     slot.worker.ref();
     bodyWorkerInternals.sent++;
@@ -345,6 +361,7 @@ function inWorker(request: Omit<DecodeRequest, 'id'>, signal?: AbortSignal): Pro
       reject: (e) => {
         if (settle()) reject(e);
       },
+      settled: () => settled,
     };
     const onAbort = (): void => {
       unqueue(job);
@@ -402,7 +419,7 @@ export async function decodeLargeJson(
 
 function abortReason(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
-  return r instanceof Error ? r : new Error('YAML decode aborted');
+  return r instanceof Error ? r : new Error('body decode aborted');
 }
 
 /** What `withCloseSignal` needs of a response (express's, over HTTP/1.1 or HTTP/2). */

@@ -81,6 +81,9 @@ describe('the same answer from the worker as from the loop', () => {
     // (the parser quotes the text around the fault: more of the same follows it in both bodies)
     { name: 'create that is not JSON', method: 'POST', contentType: 'application/json', body: (n) => `{"data":{"a":},${cm(n, '}').slice(1)}` },
     { name: 'create with -0 and a huge exponent', method: 'POST', contentType: 'application/json', body: (n) => `${cm(n, ',"generation":-0},"immutable":false,"zz":1e400')}` },
+    { name: 'create with a number JSON.stringify cannot give back (a long mantissa)', method: 'POST', contentType: 'application/json', body: (n) => `${cm(n, '},"junk":1,"data":{"a":1' + '0'.repeat(250) + 'e60}')}` },
+    { name: 'create with a __proto__ data key and an unknown field', method: 'POST', contentType: 'application/json', body: (n) => `${cm(n, '},"junk":1,"data":{"__proto__":"v"}')}` },
+    { name: 'JSON patch with a path not rooted at /', method: 'PATCH', contentType: 'application/json-patch+json', body: () => '[{"op":"add","path":"x/data","value":{"k":"v"}}]' },
     { name: 'create of the wrong kind', method: 'POST', contentType: 'application/json', body: (n) => `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"${n}"},"junk":1}` },
     { name: 'YAML create with unknown fields', method: 'POST', contentType: 'application/yaml', body: (n) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${n}\n  zz: 1\njunk: [1, 2]\ndata:\n  a: b\n` },
     { name: 'update with unknown fields', method: 'PUT', contentType: 'application/json', body: (n) => `${cm(n, ',"zz":[1]},"junk":{"a":{}},"data":{"x":"y"}')}` },

@@ -429,3 +429,12 @@ describe('an object too large for etcd (its default 1.5 MiB request limit)', () 
     expect((await srv.request('GET', '/readyz')).status).toBe(200);
   });
 });
+
+test('a data key named __proto__ is an ordinary key: stored and read back, with or without an unknown field (kube: 201)', async () => {
+  for (const [name, extra] of [['proto-a', ''], ['proto-b', ',"junk":1']] as const) {
+    const r = await srv.request('POST', cms, { body: `{"metadata":{"name":"${name}"},"data":{"__proto__":"v","k":"w"}${extra}}`, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(201);
+    const got = await srv.request('GET', `${cms}/${name}`);
+    expect(got.text).toContain('"data":{"__proto__":"v","k":"w"}');
+  }
+});

@@ -20,11 +20,14 @@
  *   (apply/validate-config.ts, as smd's) stops at the first undeclared field of each object, so
  *   that field's value becomes the placeholder and the keys after it go, except the root's
  *   apiVersion, kind and metadata, which the apply reads before validating (metadata is left
- *   whole: `managedFields` must be nil).
+ *   whole: `managedFields` must be nil). Lists are not entered: validation reads an item's list-map
+ *   keys before its fields.
  * - `json-patch`: the `value` of an `add` or `replace` whose path is at or under a field the schema
  *   does not declare becomes the placeholder 0, unless another operation's `path` or `from` is the
  *   same, above it or below it (a `test`, `copy` or `move` could read the value; kube's JSON patch
- *   errors never quote values, so nothing else can tell).
+ *   errors never quote values, so nothing else can tell). Paths are compared as text, so nothing is
+ *   replaced when any path is not rooted at `/` or passes through a list (where `/0`, `/-1` and an
+ *   index shifted by an earlier remove can name one place).
  *
  * Iterative: a body may nest as deep as the JSON limit allows through a recursive schema.
  * Mutates `body`, which must be the caller's own.
@@ -103,7 +106,9 @@ export function pruneUnknownFields(root: StructNode, body: unknown, mode: PruneM
         if (v !== null && (mode !== 'strategic-patch' || !key.startsWith('$'))) pending.push({ node: node.elem, value: v, path: join(path, key) });
       }
     } else if (node.kind === 'array') {
-      if (!Array.isArray(value) || mode === 'strategic-patch') continue;
+      // strategic: a merge key may move items to other indexes; apply: validation reads an item's
+      // list-map keys before its fields, and they may follow an undeclared one
+      if (!Array.isArray(value) || mode === 'strategic-patch' || mode === 'apply') continue;
       for (let i = 0; i < value.length; i++) {
         const v: unknown = value[i];
         if (v !== null && (node.elem.kind === 'struct' || node.elem.kind === 'map' || node.elem.kind === 'array')) {
@@ -156,8 +161,33 @@ function underUnknownField(root: StructNode, path: string): boolean {
   return false;
 }
 
+/** Whether a JSON pointer passes through a list of the schema (where another spelling of an index could name the same place). */
+function throughList(root: StructNode, path: string): boolean {
+  let node: DecodeNode = root;
+  for (const token of pointerTokens(path)) {
+    if (node.kind === 'struct') {
+      const field = node.fields.get(token);
+      if (!field) return false;
+      node = field;
+    } else if (node.kind === 'map') {
+      node = node.elem;
+    } else {
+      return node.kind === 'array';
+    }
+  }
+  return false;
+}
+
 function placeholdUnknownOpValues(root: StructNode, ops: unknown): void {
   if (!Array.isArray(ops)) return;
+  // Paths are compared as text below, so every one must have one spelling: rooted, and not
+  // through a list (`/0`, `/-1` and `/+0` may name one item; an earlier remove shifts them).
+  for (const op of ops) {
+    if (!isPlainObject(op)) continue;
+    for (const p of [op.path, op.from]) {
+      if (typeof p === 'string' && ((p !== '' && !p.startsWith('/')) || throughList(root, p))) return;
+    }
+  }
   // Every path and `from` once per mention: an operation's own path counts once for itself.
   const mentions = new Map<string, number>();
   const mention = (p: unknown): void => {

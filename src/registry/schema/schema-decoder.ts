@@ -36,6 +36,12 @@ function jsonKind(v: unknown): string {
   }
 }
 
+/** `out[key] = v`, an own property even for `__proto__` (which assignment would make the prototype). */
+function setKey(out: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[key] = v;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -158,7 +164,7 @@ class Walk {
       this.strictPath.pop();
       this.goFields.pop();
       this.structName = outerStruct;
-      if (decoded !== undefined) out[key] = decoded;
+      if (decoded !== undefined) setKey(out, key, decoded);
     }
     return out;
   }
@@ -174,7 +180,7 @@ class Walk {
       this.strictPath.push(this.strictPath.length ? `.${key}` : key);
       const decoded = ev === null ? zeroValue(node.elem) : this.value(node.elem, ev);
       this.strictPath.pop();
-      if (decoded !== undefined) out[key] = decoded;
+      if (decoded !== undefined) setKey(out, key, decoded);
     }
     return out;
   }

@@ -72,3 +72,10 @@ test('several waiting requests resume one per loop iteration, in order', async (
   expect(b).toBeGreaterThan(a);
   expect(c).toBeGreaterThan(b);
 });
+
+test('a turn begun by a resumed request ends before the next poll: an I/O callback starts its own clock', async () => {
+  await nextTurn();
+  hold(25);
+  const held = await new Promise<boolean>((done) => fs.stat(__filename, () => done(loopHeld())));
+  expect(held).toBe(false);
+});

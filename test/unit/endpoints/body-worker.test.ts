@@ -193,7 +193,7 @@ describe('a failing worker fails only its request', () => {
     await stopBodyWorkers();
     bodyWorkerLimits.timeoutMs = 1;
     const text = fill((i) => `k${i}: v\n`, '', '', 3 * MiB - 200);
-    await expect(decodeYamlInWorker(text)).rejects.toThrow(/YAML decode took longer than 1 ms/);
+    await expect(decodeYamlInWorker(text)).rejects.toThrow(/body decode took longer than 1 ms/);
     bodyWorkerLimits.timeoutMs = saved.timeoutMs;
     expect((await decodeYamlInWorker('a: 1\n')).value).toEqual({ a: 1 });
   });

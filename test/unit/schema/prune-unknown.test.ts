@@ -140,6 +140,17 @@ describe('patch modes: the patched object decodes the same', () => {
     expect(rest).toEqual([{ op: 'add', path: '/junk', value: 0 }, ops[1], ops[2]]);
   });
 
+  test('JSON patch: nothing is replaced when a path is not rooted or passes through a list (other spellings could read it)', () => {
+    for (const other of [
+      { op: 'copy', from: 'x/junk', path: '/data' },
+      { op: 'remove', path: '/metadata/ownerReferences/0' },
+      { op: 'copy', from: '/metadata/ownerReferences/-1/junk', path: '/data' },
+    ]) {
+      const ops = [{ op: 'add', path: '/junk', value: { k: 'v' } }, other];
+      expect(pruned(CONFIGMAP, ops, 'json-patch').value).toEqual(ops);
+    }
+  });
+
   test('merge patch: an undeclared object keeps its place as a placeholder; a null stays', () => {
     const { value: rest } = pruned(CONFIGMAP, { junk: { big: [1] }, zz: null, metadata: { q: [1] }, data: { junk: { x: 1 } } }, 'merge-patch');
     expect(rest).toEqual({ junk: 0, zz: null, metadata: { q: 0 }, data: { junk: { x: 1 } } });
@@ -161,6 +172,11 @@ describe('apply mode: the configuration fails validation the same way', () => {
       }),
       fuzzParams(400),
     );
+  });
+
+  test("list items are not entered: validation reads a list-map item's keys before its fields", () => {
+    const config = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' }, status: { conditions: [{ junk: { a: 1 }, type: 'c', status: 'True' }] } };
+    expect(pruned('io.k8s.api.core.v1.Namespace', config, 'apply').value).toEqual(config);
   });
 
   test('keys past the first undeclared field go, but not apiVersion, kind and metadata', () => {

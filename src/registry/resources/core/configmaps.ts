@@ -13,12 +13,12 @@ export function validateConfigMap(obj: KubeObject): FieldError[] {
   let size = 0;
   for (const k of Object.keys(data)) {
     validateDataKey(k, 'data', errs);
-    if (k in binary) errs.push(fieldErrors.invalid(FieldPath.root('data').key(k), k, 'duplicate of key present in binaryData'));
+    if (Object.hasOwn(binary, k)) errs.push(fieldErrors.invalid(FieldPath.root('data').key(k), k, 'duplicate of key present in binaryData'));
     size += Buffer.byteLength(data[k] as string, 'utf8');
   }
   for (const k of Object.keys(binary)) {
     validateDataKey(k, 'binaryData', errs);
-    if (k in data) errs.push(fieldErrors.invalid(FieldPath.root('binaryData').key(k), k, 'duplicate of key present in data'));
+    if (Object.hasOwn(data, k)) errs.push(fieldErrors.invalid(FieldPath.root('binaryData').key(k), k, 'duplicate of key present in data'));
     size += Buffer.byteLength(binary[k] as string, 'base64');
   }
   // kube passes the empty path to say the error refers to the whole object.
