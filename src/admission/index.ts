@@ -1,3 +1,7 @@
 export * from './interface';
+export * from './deps';
+export * from './plugin-order';
+export * from './plugin-registry';
+export * from './register-all';
 export * from './plugins/namespace-lifecycle';
 export * from './plugins/resource-quota';

@@ -1,8 +1,14 @@
-/** Admission: mutating and validating plugins run by the registry around every write. */
+/**
+ * Admission: mutating and validating plugins run by the registry around every write (kube:
+ * k8s.io/apiserver/pkg/admission/interfaces.go, chain.go). Plugins are built by name from the
+ * registry of factories in plugin-registry.ts.
+ */
 import type { KubeObject } from '../api';
 import type { RequestContext } from '../api/request-context';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export const allOperations: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
 export interface AdmissionAttributes {
   operation: Operation;
@@ -19,22 +25,57 @@ export interface AdmissionAttributes {
   dryRun: boolean;
 }
 
-/** A plugin mutates (admit) and/or validates; it throws ApiError to reject. */
+/**
+ * A plugin (kube's admission.Interface): `handles` says which operations it is asked about (kube's
+ * Handler); it mutates in `admit` (kube's MutationInterface) and/or checks in `validate` (kube's
+ * ValidationInterface), and throws ApiError to reject.
+ */
 export interface AdmissionPlugin {
   name: string;
+  handles(operation: Operation): boolean;
   admit?(ctx: RequestContext, attrs: AdmissionAttributes): Promise<void>;
   validate?(ctx: RequestContext, attrs: AdmissionAttributes): Promise<void>;
 }
 
-/** Runs plugins in order: every admit, then (after the registry's own validation) every validate. */
+/** kube's admission.NewHandler: a `handles` answering true for exactly the given operations. */
+export function handlesOperations(...operations: Operation[]): (operation: Operation) => boolean {
+  const set = new Set(operations);
+  return (operation) => set.has(operation);
+}
+
+/**
+ * kube's chainAdmissionHandler: `admit` runs every mutating plugin that handles the operation, in
+ * order; the registry then does its own validation; `validate` runs every validating plugin that
+ * handles the operation, in order. The first plugin to throw ends the phase.
+ */
 export class AdmissionChain {
-  constructor(private readonly plugins: AdmissionPlugin[]) {}
+  /** The plugins, in chain order. */
+  readonly plugins: readonly AdmissionPlugin[];
+
+  constructor(plugins: AdmissionPlugin[]) {
+    this.plugins = [...plugins];
+  }
+
+  /** Every plugin's name, in chain order. */
+  get names(): string[] {
+    return this.plugins.map((p) => p.name);
+  }
+
+  /** The mutating plugins' names, in the order `admit` runs them. */
+  get mutating(): string[] {
+    return this.plugins.filter((p) => p.admit).map((p) => p.name);
+  }
+
+  /** The validating plugins' names, in the order `validate` runs them. */
+  get validating(): string[] {
+    return this.plugins.filter((p) => p.validate).map((p) => p.name);
+  }
 
   async admit(ctx: RequestContext, attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.admit) await p.admit(ctx, attrs);
+    for (const p of this.plugins) if (p.admit && p.handles(attrs.operation)) await p.admit(ctx, attrs);
   }
 
   async validate(ctx: RequestContext, attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.validate) await p.validate(ctx, attrs);
+    for (const p of this.plugins) if (p.validate && p.handles(attrs.operation)) await p.validate(ctx, attrs);
   }
 }

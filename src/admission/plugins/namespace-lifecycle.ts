@@ -4,17 +4,19 @@
  * before the object is validated: a create in a missing namespace is 404 even when the object is
  * also invalid.
  */
-import { KubeObject, errors, failureStatus, ApiError } from '../../api';
-import type { AdmissionPlugin } from '../interface';
+import { errors, failureStatus, ApiError } from '../../api';
+import { NamespaceGetter, requireDep } from '../deps';
+import { AdmissionPlugin, handlesOperations } from '../interface';
+import type { Plugins } from '../plugin-registry';
+
+export const namespaceLifecyclePluginName = 'NamespaceLifecycle';
 
 export const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
 
-/** Reads a namespace; null when it does not exist. */
-export type NamespaceGetter = (name: string) => Promise<KubeObject | null>;
-
 export function namespaceLifecycle(getNamespace: NamespaceGetter): AdmissionPlugin {
   return {
-    name: 'NamespaceLifecycle',
+    name: namespaceLifecyclePluginName,
+    handles: handlesOperations('CREATE', 'UPDATE', 'DELETE'),
     async admit(_ctx, a) {
       if (a.operation === 'DELETE' && a.resource === 'namespaces' && immortalNamespaces.includes(a.name)) {
         throw errors.forbidden({ group: '', resource: 'namespaces' }, a.name, 'this namespace may not be deleted');
@@ -37,4 +39,11 @@ export function namespaceLifecycle(getNamespace: NamespaceGetter): AdmissionPlug
       }
     },
   };
+}
+
+/** Takes no configuration (kube's plugin ignores it too); needs deps.getNamespace. */
+export function registerNamespaceLifecycle(plugins: Plugins): void {
+  plugins.register(namespaceLifecyclePluginName, (_config, deps) =>
+    namespaceLifecycle(requireDep(deps, 'getNamespace', namespaceLifecyclePluginName)),
+  );
 }

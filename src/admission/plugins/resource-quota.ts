@@ -7,21 +7,11 @@
  */
 import { KubeObject, Quantity, errors, parseQuantity, cloneJson, isQuotaIgnoredResource, objectCountResourceNames } from '../../api';
 import type { RequestContext } from '../../api/request-context';
-import type { AdmissionAttributes, AdmissionPlugin } from '../interface';
+import { QuotaAccessor, requireDep } from '../deps';
+import { AdmissionAttributes, AdmissionPlugin, handlesOperations } from '../interface';
+import type { Plugins } from '../plugin-registry';
 
-/** Reads and writes quotas for the plugin (the registry, wired by the server). */
-export interface QuotaAccessor {
-  /**
-   * The quotas of a namespace: from the watch cache (kube's informer lister) unless `fresh`, which
-   * asks for a consistent read (used when retrying after a conflict).
-   */
-  getQuotas(namespace: string, opts?: { fresh?: boolean }): Promise<KubeObject[]>;
-  /**
-   * Writes the quota's status through the status subresource, conditional on its
-   * metadata.resourceVersion; throws the registry's ApiError (409 Conflict when it changed).
-   */
-  updateQuotaStatus(quota: KubeObject): Promise<KubeObject>;
-}
+export const resourceQuotaPluginName = 'ResourceQuota';
 
 export interface ResourceQuotaAdmissionOptions {
   accessor: QuotaAccessor;
@@ -264,7 +254,8 @@ class QuotaEvaluator {
 export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlugin {
   const evaluator = new QuotaEvaluator(opts);
   return {
-    name: 'ResourceQuota',
+    name: resourceQuotaPluginName,
+    handles: handlesOperations('CREATE', 'UPDATE'),
     async validate(_ctx: RequestContext, a: AdmissionAttributes) {
       // Subresources, cluster-scoped objects and anything but CREATE never consume object counts.
       if (a.subresource || !a.namespace || !a.namespaced || a.operation !== 'CREATE') return;
@@ -273,4 +264,24 @@ export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlu
       await evaluator.evaluate(a);
     },
   };
+}
+
+/**
+ * kube's ResourceQuotaConfiguration (apiVersion apiserver.config.k8s.io/v1): only its absence, or an
+ * empty `limitedResources`, is supported yet; anything else is refused rather than ignored.
+ */
+function checkResourceQuotaConfiguration(config: unknown): void {
+  if (config === undefined || config === null) return;
+  if (typeof config !== 'object' || Array.isArray(config)) throw new Error('its configuration must be a ResourceQuotaConfiguration object');
+  const limited = (config as { limitedResources?: unknown }).limitedResources;
+  if (limited === undefined || limited === null || (Array.isArray(limited) && limited.length === 0)) return;
+  throw new Error('limitedResources is not supported by this server');
+}
+
+/** Configuration: a ResourceQuotaConfiguration without limitedResources; needs deps.quotas (and deps.quotaTimeoutMs if set). */
+export function registerResourceQuota(plugins: Plugins): void {
+  plugins.register(resourceQuotaPluginName, (config, deps) => {
+    checkResourceQuotaConfiguration(config);
+    return resourceQuota({ accessor: requireDep(deps, 'quotas', resourceQuotaPluginName), timeoutMs: deps.quotaTimeoutMs });
+  });
 }

@@ -1,0 +1,316 @@
+/** The admission plugin registry: named factories, kube v1.32's order and defaults, handles(), the two phases, configuration. */
+import { ApiError, KubeObject, RequestContext } from '../../../src/api';
+import {
+  AdmissionAttributes,
+  AdmissionChain,
+  AdmissionDeps,
+  AdmissionPlugin,
+  Operation,
+  PluginFactory,
+  Plugins,
+  allOperations,
+  handlesOperations,
+  kubeAdmissionPluginOrder,
+  kubeDefaultOffAdmissionPlugins,
+  kubeDefaultOnAdmissionPlugins,
+  newAdmissionPlugins,
+} from '../../../src/admission';
+
+const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
+const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
+  operation: 'CREATE',
+  group: '',
+  version: 'v1',
+  resource: 'secrets',
+  subresource: '',
+  kind: 'Secret',
+  namespace: 'ns',
+  name: 's',
+  namespaced: true,
+  dryRun: false,
+  ...over,
+});
+
+/** A plugin that records its calls in `log`. */
+function recorder(
+  log: string[],
+  name: string,
+  phases: { admit?: boolean; validate?: boolean; ops?: Operation[]; fail?: 'admit' | 'validate' } = { admit: true, validate: true },
+): AdmissionPlugin {
+  const p: AdmissionPlugin = { name, handles: handlesOperations(...(phases.ops ?? allOperations)) };
+  if (phases.admit)
+    p.admit = async (_c, a) => {
+      log.push(`${name}.admit ${a.operation}`);
+      if (phases.fail === 'admit') throw new Error(`${name} says no`);
+    };
+  if (phases.validate)
+    p.validate = async (_c, a) => {
+      log.push(`${name}.validate ${a.operation}`);
+      if (phases.fail === 'validate') throw new Error(`${name} says no`);
+    };
+  return p;
+}
+
+const factoryOf =
+  (log: string[], phases?: Parameters<typeof recorder>[2]): ((name: string) => PluginFactory) =>
+  (name) =>
+  () =>
+    recorder(log, name, phases);
+
+describe('kube v1.32 plugin order and defaults', () => {
+  test('35 distinct names; quota last but AlwaysDeny; webhooks after everything else', () => {
+    expect(kubeAdmissionPluginOrder).toHaveLength(35);
+    expect(new Set(kubeAdmissionPluginOrder).size).toBe(35);
+    expect(kubeAdmissionPluginOrder.slice(-6)).toEqual([
+      'MutatingAdmissionPolicy',
+      'MutatingAdmissionWebhook',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionWebhook',
+      'ResourceQuota',
+      'AlwaysDeny',
+    ]);
+    expect(kubeAdmissionPluginOrder.indexOf('NamespaceLifecycle')).toBe(2);
+    expect(kubeAdmissionPluginOrder.indexOf('EventRateLimit')).toBeLessThan(kubeAdmissionPluginOrder.indexOf('MutatingAdmissionWebhook'));
+    expect(kubeAdmissionPluginOrder.indexOf('ImagePolicyWebhook')).toBeLessThan(kubeAdmissionPluginOrder.indexOf('EventRateLimit'));
+  });
+
+  test('default on: 21 plugins, all in the order; default off: the other 14', () => {
+    expect(kubeDefaultOnAdmissionPlugins.size).toBe(21);
+    for (const n of kubeDefaultOnAdmissionPlugins) expect(kubeAdmissionPluginOrder).toContain(n);
+    const off = kubeDefaultOffAdmissionPlugins();
+    expect(off.size).toBe(14);
+    for (const n of ['EventRateLimit', 'ImagePolicyWebhook', 'AlwaysAdmit', 'AlwaysDeny', 'NamespaceExists', 'NodeRestriction']) expect(off.has(n)).toBe(true);
+    for (const n of ['NamespaceLifecycle', 'ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']) expect(off.has(n)).toBe(false);
+  });
+});
+
+describe('Plugins', () => {
+  test('registering a name twice is an Error naming it', () => {
+    const plugins = new Plugins();
+    plugins.register('LimitRanger', () => null);
+    expect(() => plugins.register('LimitRanger', () => null)).toThrow('admission plugin "LimitRanger" was registered twice');
+  });
+
+  test('a name with no place in the order cannot be registered; an empty name neither', () => {
+    const plugins = new Plugins();
+    expect(() => plugins.register('MadeUp', () => null)).toThrow('admission plugin "MadeUp" has no place in the plugin order');
+    expect(() => plugins.register('', () => null)).toThrow('needs a name');
+    expect(() => new Plugins({ order: ['MadeUp'] }).register('MadeUp', () => null)).not.toThrow();
+  });
+
+  test('registered() is sorted', () => {
+    const plugins = new Plugins();
+    for (const n of ['ResourceQuota', 'EventRateLimit', 'NamespaceLifecycle']) plugins.register(n, () => null);
+    expect(plugins.registered()).toEqual(['EventRateLimit', 'NamespaceLifecycle', 'ResourceQuota']);
+    expect(plugins.isRegistered('EventRateLimit')).toBe(true);
+    expect(plugins.isRegistered('LimitRanger')).toBe(false);
+  });
+
+  test('an unknown name is an Error naming it (a startup error)', () => {
+    const plugins = new Plugins();
+    plugins.register('NamespaceLifecycle', () => null);
+    expect(() => plugins.newFromPlugins(['NamespaceLifecycle', 'NodeRestriction'])).toThrow('unknown admission plugin: NodeRestriction');
+    expect(() => plugins.newFromPlugins(['Nope'])).toThrow('unknown admission plugin: Nope');
+  });
+
+  test("the chain is in kube's order whatever the order names are given in; duplicates and empty names drop out", () => {
+    const log: string[] = [];
+    const plugins = new Plugins();
+    const make = factoryOf(log);
+    for (const n of ['ValidatingAdmissionWebhook', 'ResourceQuota', 'EventRateLimit', 'MutatingAdmissionWebhook', 'NamespaceLifecycle']) plugins.register(n, make(n));
+    const chain = plugins.newFromPlugins(['ResourceQuota', 'ValidatingAdmissionWebhook', '', 'NamespaceLifecycle', 'MutatingAdmissionWebhook', 'EventRateLimit', 'ResourceQuota']);
+    expect(chain.names).toEqual(['NamespaceLifecycle', 'EventRateLimit', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    expect(plugins.ordered(['ResourceQuota', 'NamespaceLifecycle'])).toEqual(['NamespaceLifecycle', 'ResourceQuota']);
+  });
+
+  test('a custom order is honoured', () => {
+    const plugins = new Plugins({ order: ['C', 'B', 'A'], defaultOn: new Set(['A', 'C']) });
+    const log: string[] = [];
+    for (const n of ['A', 'B', 'C']) plugins.register(n, factoryOf(log)(n));
+    expect(plugins.newFromPlugins(['A', 'B', 'C']).names).toEqual(['C', 'B', 'A']);
+    expect(plugins.enabledPluginNames()).toEqual(['C', 'A']);
+  });
+
+  describe('enabledPluginNames (kube --enable-admission-plugins / --disable-admission-plugins)', () => {
+    const plugins = new Plugins();
+    const built: string[] = [];
+    for (const n of ['ResourceQuota', 'AlwaysPullImages', 'NamespaceLifecycle', 'LimitRanger', 'EventRateLimit'])
+      plugins.register(n, () => {
+        built.push(n);
+        return recorder([], n);
+      });
+    beforeEach(() => (built.length = 0));
+
+    test('defaults: the registered default-on plugins, in order', () => {
+      expect(plugins.enabledPluginNames()).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ResourceQuota']);
+    });
+
+    test('enable adds default-off plugins in their place, whatever the flag order', () => {
+      expect(plugins.enabledPluginNames({ enable: ['EventRateLimit', 'AlwaysPullImages'] })).toEqual([
+        'NamespaceLifecycle',
+        'LimitRanger',
+        'AlwaysPullImages',
+        'EventRateLimit',
+        'ResourceQuota',
+      ]);
+    });
+
+    test('disabled plugins are skipped: never built, never run', () => {
+      const names = plugins.enabledPluginNames({ disable: ['LimitRanger', 'ResourceQuota'] });
+      expect(names).toEqual(['NamespaceLifecycle']);
+      expect(plugins.newFromPlugins(names).names).toEqual(['NamespaceLifecycle']);
+      expect(built).toEqual(['NamespaceLifecycle']);
+    });
+
+    test('unknown names and names in both lists are Errors', () => {
+      expect(() => plugins.enabledPluginNames({ enable: ['NodeRestriction'] })).toThrow('enable-admission-plugins plugin "NodeRestriction" is unknown');
+      expect(() => plugins.enabledPluginNames({ disable: ['Nope'] })).toThrow('disable-admission-plugins plugin "Nope" is unknown');
+      expect(() => plugins.enabledPluginNames({ enable: ['EventRateLimit'], disable: ['EventRateLimit'] })).toThrow(
+        '[EventRateLimit] in enable-admission-plugins and disable-admission-plugins overlapped',
+      );
+    });
+  });
+
+  test('each factory gets its own configuration (function or record) and the dependencies', () => {
+    const seen: Record<string, { config: unknown; deps: AdmissionDeps }> = {};
+    const plugins = new Plugins();
+    for (const n of ['EventRateLimit', 'ImagePolicyWebhook', 'NamespaceLifecycle'])
+      plugins.register(n, (config, deps) => {
+        seen[n] = { config, deps };
+        return recorder([], n);
+      });
+    const deps: AdmissionDeps = { quotaTimeoutMs: 5 };
+    const erl = { apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits: [{ type: 'Server', qps: 50, burst: 100 }] };
+    plugins.newFromPlugins(['EventRateLimit', 'ImagePolicyWebhook', 'NamespaceLifecycle'], (n) => (n === 'EventRateLimit' ? erl : undefined), deps);
+    expect(seen.EventRateLimit).toEqual({ config: erl, deps });
+    expect(seen.ImagePolicyWebhook?.config).toBeUndefined();
+    expect(seen.NamespaceLifecycle?.deps).toBe(deps);
+
+    plugins.newFromPlugins(['ImagePolicyWebhook', 'EventRateLimit'], { ImagePolicyWebhook: { imagePolicy: { allowTTL: 50 } } });
+    expect(seen.ImagePolicyWebhook?.config).toEqual({ imagePolicy: { allowTTL: 50 } });
+    expect(seen.EventRateLimit?.config).toBeUndefined();
+    expect(seen.EventRateLimit?.deps).toEqual({});
+  });
+
+  test('a failing factory is an Error naming the plugin; null leaves the plugin out; a misnamed plugin is refused', () => {
+    const plugins = new Plugins();
+    plugins.register('EventRateLimit', () => {
+      throw new Error('limits: Required value');
+    });
+    plugins.register('AlwaysAdmit', () => null);
+    plugins.register('AlwaysDeny', () => recorder([], 'Deny'));
+    expect(() => plugins.newFromPlugins(['EventRateLimit'])).toThrow('couldn\'t init admission plugin "EventRateLimit": limits: Required value');
+    expect(plugins.newFromPlugins(['AlwaysAdmit']).names).toEqual([]);
+    expect(() => plugins.newFromPlugins(['AlwaysDeny'])).toThrow('admission plugin "AlwaysDeny" was built with the name "Deny"');
+  });
+});
+
+describe('AdmissionChain', () => {
+  test('admit runs the mutating plugins in order, validate the validating ones in order', async () => {
+    const log: string[] = [];
+    const chain = new AdmissionChain([
+      recorder(log, 'M1', { admit: true }),
+      recorder(log, 'V1', { validate: true }),
+      recorder(log, 'Both', { admit: true, validate: true }),
+      recorder(log, 'M2', { admit: true }),
+    ]);
+    expect(chain.mutating).toEqual(['M1', 'Both', 'M2']);
+    expect(chain.validating).toEqual(['V1', 'Both']);
+    await chain.admit(ctx, attrs());
+    log.push('-- registry validation --');
+    await chain.validate(ctx, attrs());
+    expect(log).toEqual(['M1.admit CREATE', 'Both.admit CREATE', 'M2.admit CREATE', '-- registry validation --', 'V1.validate CREATE', 'Both.validate CREATE']);
+  });
+
+  test('a plugin is asked only about the operations it handles, in both phases', async () => {
+    const log: string[] = [];
+    const chain = new AdmissionChain([recorder(log, 'DeleteOnly', { admit: true, validate: true, ops: ['DELETE'] }), recorder(log, 'All')]);
+    for (const operation of ['CREATE', 'DELETE'] as const) {
+      await chain.admit(ctx, attrs({ operation }));
+      await chain.validate(ctx, attrs({ operation }));
+    }
+    expect(log).toEqual([
+      'All.admit CREATE',
+      'All.validate CREATE',
+      'DeleteOnly.admit DELETE',
+      'All.admit DELETE',
+      'DeleteOnly.validate DELETE',
+      'All.validate DELETE',
+    ]);
+  });
+
+  test('the first plugin to throw ends the phase', async () => {
+    const log: string[] = [];
+    const chain = new AdmissionChain([recorder(log, 'A', { admit: true, fail: 'admit' }), recorder(log, 'B')]);
+    await expect(chain.admit(ctx, attrs())).rejects.toThrow('A says no');
+    expect(log).toEqual(['A.admit CREATE']);
+  });
+
+  test('handlesOperations is kube NewHandler', () => {
+    const h = handlesOperations('CREATE', 'UPDATE');
+    expect(allOperations.filter(h)).toEqual(['CREATE', 'UPDATE']);
+  });
+});
+
+describe("this server's plugins", () => {
+  const namespaces: Record<string, KubeObject> = { ns: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } } as KubeObject };
+  const getNamespace = async (n: string) => namespaces[n] ?? null;
+  const quotaCalls: string[] = [];
+  const deps: AdmissionDeps = {
+    getNamespace,
+    quotas: {
+      getQuotas: async (namespace) => {
+        quotaCalls.push(namespace);
+        return [];
+      },
+      updateQuotaStatus: async (q) => q,
+    },
+  };
+
+  test('NamespaceLifecycle and ResourceQuota are registered and on by default, lifecycle first', () => {
+    const plugins = newAdmissionPlugins();
+    expect(plugins.registered()).toEqual(['NamespaceLifecycle', 'ResourceQuota']);
+    expect(plugins.enabledPluginNames()).toEqual(['NamespaceLifecycle', 'ResourceQuota']);
+    expect(plugins.enabledPluginNames({ disable: ['ResourceQuota'] })).toEqual(['NamespaceLifecycle']);
+    const chain = plugins.newFromPlugins(['ResourceQuota', 'NamespaceLifecycle'], {}, deps);
+    expect(chain.mutating).toEqual(['NamespaceLifecycle']);
+    expect(chain.validating).toEqual(['ResourceQuota']);
+  });
+
+  test("kube's handles(): lifecycle CREATE/UPDATE/DELETE, quota CREATE/UPDATE", () => {
+    const chain = newAdmissionPlugins().newFromPlugins(['NamespaceLifecycle', 'ResourceQuota'], {}, deps);
+    const [lifecycle, quota] = chain.plugins as [AdmissionPlugin, AdmissionPlugin];
+    expect(allOperations.filter((o) => lifecycle.handles(o))).toEqual(['CREATE', 'UPDATE', 'DELETE']);
+    expect(allOperations.filter((o) => quota.handles(o))).toEqual(['CREATE', 'UPDATE']);
+  });
+
+  test('built from the registry they behave as before: 404 for a missing namespace in admit, quota read in validate', async () => {
+    const chain = newAdmissionPlugins().newFromPlugins(newAdmissionPlugins().enabledPluginNames(), {}, deps);
+    await expect(chain.admit(ctx, attrs({ namespace: 'gone' }))).rejects.toBeInstanceOf(ApiError);
+    await expect(chain.admit(ctx, attrs({ namespace: 'gone' }))).rejects.toMatchObject({ status: { code: 404 } });
+    await expect(chain.admit(ctx, attrs({ operation: 'DELETE', resource: 'namespaces', name: 'kube-system', namespace: '', namespaced: false }))).rejects.toMatchObject({
+      status: { code: 403 },
+    });
+    await chain.admit(ctx, attrs());
+    quotaCalls.length = 0;
+    await chain.validate(ctx, attrs());
+    expect(quotaCalls).toEqual(['ns']);
+  });
+
+  test('a missing dependency is a startup Error naming the plugin and what it needs', () => {
+    const plugins = newAdmissionPlugins();
+    expect(() => plugins.newFromPlugins(['NamespaceLifecycle'], {}, {})).toThrow(
+      'couldn\'t init admission plugin "NamespaceLifecycle": admission plugin "NamespaceLifecycle" needs getNamespace',
+    );
+    expect(() => plugins.newFromPlugins(['ResourceQuota'], {}, { getNamespace })).toThrow('admission plugin "ResourceQuota" needs quotas');
+  });
+
+  test('ResourceQuota takes a ResourceQuotaConfiguration without limitedResources and refuses the rest', () => {
+    const plugins = newAdmissionPlugins();
+    const cfg = (c: unknown) => plugins.newFromPlugins(['ResourceQuota'], { ResourceQuota: c }, deps);
+    expect(cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration' }).names).toEqual(['ResourceQuota']);
+    expect(cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [] }).names).toEqual(['ResourceQuota']);
+    expect(() => cfg({ limitedResources: [{ resource: 'pods', matchContains: ['cpu'] }] })).toThrow('limitedResources is not supported');
+    expect(() => cfg('text')).toThrow('must be a ResourceQuotaConfiguration object');
+  });
+});
