@@ -18,3 +18,4 @@ export * from './json-depth';
 export * from './resource-quota-names';
 export * from './go-json-error';
 export * from './turns';
+export * from './lister';
