@@ -3,3 +3,4 @@ export * from './flags';
 export * from './go-duration';
 export { FlagError } from './pflag';
 export * from './feature-gates';
+export * from './versioned-config';
