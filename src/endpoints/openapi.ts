@@ -188,7 +188,8 @@ function resourcePaths(def: ResourceDefinition, opts: Required<OpenApiOptions>):
   if (has('update')) single.push(op({ method: 'put', action: 'put', operationId: opId('replace', `${ns}${def.kind}`), description: `Replace the specified ${def.kind}`, params: WRITE_PARAMS, body: { schema: def.schemaName, required: true }, responses: [['200', def.schemaName], ['201', def.schemaName]] }));
   if (has('patch')) single.push(op({ method: 'patch', action: 'patch', operationId: opId('patch', `${ns}${def.kind}`), description: `Partially update the specified ${def.kind}`, params: PATCH_PARAMS, body: { schema: PATCH, required: true, patch: true }, responses: [['200', def.schemaName], ['201', def.schemaName]] }));
   if (has('delete')) {
-    const deleted = STATUS; // kube documents Status even where the object is returned (namespaces)
+    // kube documents the object only where the storage says so (resourcequotas), Status otherwise (namespaces too).
+    const deleted = def.documentsDeletedObject ? def.schemaName : STATUS;
     single.push(op({ method: 'delete', action: 'delete', operationId: opId('delete', `${ns}${def.kind}`), description: `Delete a ${def.kind}`, params: DELETE_PARAMS, body: { schema: DELETE_OPTIONS, required: false }, responses: [['200', deleted], ['202', deleted]] }));
   }
   if (single.length) items.push({ path: `${base}${nsSeg}/${def.resource}/{name}`, params: [nameParam, ...scopeParams, P.pretty], ops: single });

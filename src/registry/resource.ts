@@ -88,6 +88,12 @@ export interface ResourceDefinition {
   tableColumns?: TableColumn[];
   /** The object kube returns for DELETE (namespaces return the object; most types a Status). */
   returnDeletedObject: boolean;
+  /**
+   * The OpenAPI documents DELETE as answering the object, not a Status (kube's installer asks the
+   * storage's rest.MayReturnFullObjectDeleter: true for a REST that embeds a ReturnDeletedObject
+   * Store, e.g. resourcequotas; namespaces return the object but hide their Store, so Status).
+   */
+  documentsDeletedObject?: boolean;
   /** Fields main-resource writes reset (kube's GetResetFields, e.g. status): never owned by a field manager. */
   resetFields?: string[][];
   /** kube's TTLFunc: each create or update gives the object this long to live in etcd, seconds (events: --event-ttl). */

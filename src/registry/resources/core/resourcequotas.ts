@@ -52,7 +52,10 @@ export const resourcequotas: ResourceDefinition = {
   resetFields: [['status']],
   schemaName: 'io.k8s.api.core.v1.ResourceQuota',
   nameValidation: 'subdomain',
-  returnDeletedObject: false,
+  // kube's resourcequota storage sets ReturnDeletedObject: DELETE answers the ResourceQuota, and its
+  // REST embeds the generic Store (rest.MayReturnFullObjectDeleter), so the OpenAPI documents it.
+  returnDeletedObject: true,
+  documentsDeletedObject: true,
   strategy: {
     ...baseStrategy,
     // spec and status are Go struct values: kube always serialises them, as {} when empty.
