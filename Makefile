@@ -7,9 +7,8 @@ ARGS ?=
 all: build
 
 node_modules/.package-lock.json: package.json package-lock.json
-	# npm ci refuses this lock: the registry here lacks other platforms' optional binaries (e.g. @unrs/resolver-binding-*),
-	# so they cannot be recorded; npm install still installs exactly the locked versions.
-	$(NPM) install --no-audit --no-fund
+	# npm ci: exactly the committed lock (complete, other platforms' optional binaries included), never rewritten.
+	$(NPM) ci --no-audit --no-fund
 	@touch $@
 
 deps: node_modules/.package-lock.json etcd

@@ -157,6 +157,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     maxMutatingRequestsInFlight: config.maxMutatingRequestsInflight,
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     disableHttp2: config.disableHttp2Serving,
+    requestTimeoutMs: config.requestTimeoutMs,
     featureGates,
   });
   let port: number;

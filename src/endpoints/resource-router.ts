@@ -1,21 +1,16 @@
 /** Routes a resource request (already parsed into RequestInfo) to its store and verb handler. */
 import type { Request, Response } from 'express';
 import { errors } from '../api';
-import type { UserInfo } from '../auth/authn/types';
-import type { Registry, Verb } from '../registry';
-import type { SchemaRegistry } from '../registry/schema';
+import type { GenericStore, Verb } from '../registry';
 import { createHandler } from './handlers/create';
 import { deleteCollectionHandler, deleteHandler } from './handlers/delete';
 import { patchHandler } from './handlers/patch';
 import { getHandler, listHandler } from './handlers/read';
 import { updateHandler } from './handlers/update';
 import { watchHandler } from './handlers/watch';
-import type { ApplyTypes } from '../apply';
-import type { CborSerializer, ProtobufSerializer } from './codec';
-import type { EncodingCache } from './encoding-cache';
-import type { WatchFrameFlusher } from './watch-frames';
 import type { RequestInfo } from './request-info';
-import type { HandlerScope, VerbHandler } from './scope';
+import { requestState } from './request-state';
+import type { HandlerScope, ResourceScope, ServingDeps, VerbHandler } from './scope';
 
 const handlers: Record<string, VerbHandler> = {
   get: getHandler,
@@ -28,33 +23,26 @@ const handlers: Record<string, VerbHandler> = {
   deletecollection: deleteCollectionHandler,
 };
 
-export interface ResourceRouterDeps {
-  registry: Registry;
-  schemas: SchemaRegistry;
-  /** Aborted when the server shuts down: long-running requests (watches) end cleanly. */
-  shutdownSignal?: AbortSignal;
-  protobuf?: ProtobufSerializer;
-  /** Given only while CBORServingAndStorage is on. */
-  cbor?: CborSerializer;
-  encodings: EncodingCache;
-  watchFrames: WatchFrameFlusher;
-  applyTypes: ApplyTypes;
-  watchBufferBytes: number;
-  streams: Set<Promise<void>>;
-  /** Only while AllowUnsafeMalformedObjectDeletion is on (see HandlerScope). */
-  unsafeDelete?: HandlerScope['unsafeDelete'];
+/** Each served resource's scope, made the first time it is routed to (a removed resource's goes with its store). */
+const scopes = new WeakMap<ServingDeps, WeakMap<GenericStore, ResourceScope>>();
+
+function resourceScope(deps: ServingDeps, store: GenericStore): ResourceScope {
+  let byStore = scopes.get(deps);
+  if (!byStore) scopes.set(deps, (byStore = new WeakMap()));
+  let scope = byStore.get(store);
+  if (!scope) {
+    const { registry: _registry, ...shared } = deps;
+    byStore.set(store, (scope = { ...shared, store }));
+  }
+  return scope;
 }
 
-export async function serveResource(
-  deps: ResourceRouterDeps,
-  req: Request,
-  res: Response,
-  info: RequestInfo,
-  user: UserInfo | undefined,
-  warnings: string[],
-): Promise<void> {
+/** Routes a resource request (the request-info filter has parsed it) to its store and verb handler. */
+export async function serveResource(deps: ServingDeps, req: Request, res: Response): Promise<void> {
+  const ctx = requestState(res);
+  const info: RequestInfo = ctx.info;
   // Errors of this request may be negotiated to CBOR too (responses.ts writeError reads it).
-  if (deps.cbor) res.locals.cbor = deps.cbor;
+  if (deps.cbor) ctx.cbor = deps.cbor;
   const store = deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
   if (!store || info.parts.length > 3) throw errors.routeNotFound();
   const def = store.def;
@@ -79,29 +67,8 @@ export async function serveResource(
   if (!verbs.includes(verb) || !handlers[verb]) throw errors.routeMethodNotAllowed();
   const query: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
-  const scope: HandlerScope = {
-    store,
-    info,
-    req,
-    res,
-    query,
-    schemas: deps.schemas,
-    protobuf: deps.protobuf,
-    cbor: deps.cbor,
-    encodings: deps.encodings,
-    watchFrames: deps.watchFrames,
-    applyTypes: deps.applyTypes,
-    watchBufferBytes: deps.watchBufferBytes,
-    streams: deps.streams,
-    unsafeDelete: deps.unsafeDelete,
-    ctx: {
-      user,
-      namespace: def.namespaced ? info.namespace : '',
-      warnings,
-      dryRun: false,
-      signal: deps.shutdownSignal,
-      now: () => new Date(),
-    },
-  };
+  ctx.namespace = def.namespaced ? info.namespace : '';
+  ctx.signal = deps.shutdownSignal;
+  const scope: HandlerScope = { ...resourceScope(deps, store), info, ctx, req, res, query };
   await (handlers[verb] as VerbHandler)(scope);
 }

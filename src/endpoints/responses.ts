@@ -7,6 +7,7 @@ import { encodeJsonList } from './list-encoding';
 import { ResponseTarget, isPrettyPrint, negotiateObject } from './negotiation';
 import type { HandlerScope } from './scope';
 import { writeWarnings } from './warnings';
+import { maybeRequestState } from './request-state';
 
 export { writeWarnings };
 
@@ -116,7 +117,7 @@ export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)
 /**
  * kube's ErrorNegotiated: a Status is encoded like any object (YAML, or CBOR while its gate is on,
  * when asked); JSON when nothing else fits. The CBOR serializer reaches the error path through
- * `res.locals.cbor` (set by the resource router for every resource request while the gate is on).
+ * the request's state (set by the resource router for every resource request while the gate is on).
  */
 function errorTarget(res: Response): { format: 'json' | 'yaml' | 'cbor'; contentType: string; pretty?: boolean } {
   const cbor = cborOf(res);
@@ -152,5 +153,5 @@ export function writeError(res: Response, err: ApiError, warnings: string[] = []
 }
 
 function cborOf(res: Response): CborSerializer | undefined {
-  return res.locals?.cbor as CborSerializer | undefined;
+  return maybeRequestState(res)?.cbor;
 }

@@ -1,22 +1,26 @@
-/** Everything a verb handler needs for one request; express objects stay in endpoints/. */
+/**
+ * What handlers work with, in three layers built at three times: ServingDeps once per server
+ * (app.ts), ResourceScope once per served resource (kube's RequestScope: made the first time the
+ * resource is routed to, reused after), HandlerScope once per request (the resource's scope plus
+ * the request). A new dependency is one field of ServingDeps, given where the server builds it.
+ */
 import type { Request, Response } from 'express';
-import type { GenericStore, RequestContext } from '../registry';
+import type { GenericStore, Registry } from '../registry';
 import type { SchemaRegistry } from '../registry/schema';
 import type { ApplyTypes } from '../apply';
 import type { CborSerializer, ProtobufSerializer } from './codec';
 import type { EncodingCache } from './encoding-cache';
 import type { WatchFrameFlusher } from './watch-frames';
 import type { RequestInfo } from './request-info';
+import type { RequestState } from './request-state';
 import type { Authorizer } from '../auth';
 
-export interface HandlerScope {
-  store: GenericStore;
-  info: RequestInfo;
-  ctx: RequestContext;
+/** The server's parts that serving resources needs (one instance per server). */
+export interface ServingDeps {
+  registry: Registry;
   schemas: SchemaRegistry;
-  req: Request;
-  res: Response;
-  query: Record<string, string | undefined>;
+  /** Aborted when the server shuts down: long-running requests (watches) end cleanly. */
+  shutdownSignal?: AbortSignal;
   /** Present when protobuf is served (kinds it does not know answer 406/415 as for custom resources). */
   protobuf?: ProtobufSerializer;
   /** Present only while CBORServingAndStorage is on (else application/cbor is 406/415). */
@@ -36,6 +40,21 @@ export interface HandlerScope {
    * ignoreStoreReadErrorWithClusterBreakingPotential, authorized by this authorizer.
    */
   unsafeDelete?: { authorizer: Authorizer };
+}
+
+/** One served resource's handler dependencies (kube's RequestScope). */
+export interface ResourceScope extends Omit<ServingDeps, 'registry'> {
+  store: GenericStore;
+}
+
+/** Everything a verb handler needs for one request; express objects stay in endpoints/. */
+export interface HandlerScope extends ResourceScope {
+  info: RequestInfo;
+  /** The request's typed state, which is also the context the registry receives. */
+  ctx: RequestState;
+  req: Request;
+  res: Response;
+  query: Record<string, string | undefined>;
 }
 
 export type VerbHandler = (s: HandlerScope) => Promise<void>;

@@ -7,8 +7,10 @@ import { setMaxListeners } from 'node:events';
 import express from 'express';
 import type { Logger } from 'winston';
 import { ApiError, apiVersionOf, cloneJson } from '../api';
-import { AdmissionChain, namespaceLifecycle, resourceQuota } from '../admission';
+import { newAdmissionPlugins } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
+import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
+import { failOnError } from '../auth/authn/union';
 import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
 import { NamespaceController, QuotaController } from '../controllers';
 import { Registry, RequestContext, builtinResources } from '../registry';
@@ -32,7 +34,13 @@ import { buildRouter } from './routes';
 export interface ApiServerOptions {
   storage: Storage;
   etcdPrefix: string;
+  /** Who a request is; anonymous (below) is asked only when this has no opinion and no error. */
   authenticator: Authenticator;
+  /**
+   * The anonymous authenticator's conditions (kube's --anonymous-auth with AuthenticationConfiguration
+   * `anonymous.conditions`); default: health checks and /version only; false: no anonymous requests.
+   */
+  anonymous?: AnonymousOptions | false;
   authorizer?: Authorizer;
   tls: { cert: string; key: string };
   logger: Logger;
@@ -67,6 +75,8 @@ export interface ApiServerOptions {
   requestReadTimeoutMs?: number;
   /** Idle keep-alive / HTTP/2 connection timeout (default kube's 90 s). */
   idleTimeoutMs?: number;
+  /** `--request-timeout` (default 60 s): non-long-running requests past it get kube's 504 (server/filters/timeout.ts). */
+  requestTimeoutMs?: number;
 }
 
 /** kube-apiserver's --http2-max-streams-per-connection default (apiserver options/recommended.go). */
@@ -95,17 +105,17 @@ export class ApiServer {
     setMaxListeners(0, this.shutdown.signal);
     // One setting per process (the body reader is shared): the last server made decides.
     setHttp2BodyTimeout(opts.requestReadTimeoutMs || 60_000);
-    const admission = new AdmissionChain([
-      namespaceLifecycle((name) => this.getNamespace(name)),
-      resourceQuota({
-        accessor: {
-          getQuotas: async (namespace, o) =>
-            (await this.quotaStore().list(this.systemContext(namespace), o?.fresh ? {} : { resourceVersion: '0' })).items,
-          updateQuotaStatus: async (quota) =>
-            (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => cloneJson(quota), { subresource: 'status' })).object,
-        },
-      }),
-    ]);
+    // Every plugin this server implements, on by kube v1.32's defaults and run in kube's order.
+    const admissionPlugins = newAdmissionPlugins();
+    const admission = admissionPlugins.newFromPlugins(admissionPlugins.enabledPluginNames(), {}, {
+      getNamespace: (name) => this.getNamespace(name),
+      quotas: {
+        getQuotas: async (namespace, o) =>
+          (await this.quotaStore().list(this.systemContext(namespace), o?.fresh ? {} : { resourceVersion: '0' })).items,
+        updateQuotaStatus: async (quota) =>
+          (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => cloneJson(quota), { subresource: 'status' })).object,
+      },
+    });
     this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission });
     const eventTtlSeconds = opts.eventTtlSeconds ?? 3600;
     for (const def of builtinResources) this.registry.add(def.group === '' && def.resource === 'events' ? { ...def, ttlSeconds: eventTtlSeconds } : def);
@@ -141,12 +151,14 @@ export class ApiServer {
     this.app.use(
       filterChain({
         logger: opts.logger,
-        authenticator: opts.authenticator,
+        authenticator:
+          opts.anonymous === false ? opts.authenticator : failOnError(opts.authenticator, anonymousAuthenticator(opts.anonymous ?? { allows: publicInfoPath })),
         authorizer,
         maxRequestsInFlight: opts.maxRequestsInFlight ?? 400,
         maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight ?? 200,
         responseCompression: gates.enabled('APIResponseCompression'),
         http2DosMitigation: gates.enabled('UnauthenticatedHTTP2DOSMitigation'),
+        requestTimeoutMs: opts.requestTimeoutMs,
       }),
     );
     this.app.use(

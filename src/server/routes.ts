@@ -1,8 +1,6 @@
 /** The router below the filter chain: non-resource endpoints, discovery, OpenAPI, then resources. */
 import { Router, type Request, type Response } from 'express';
 import { errors } from '../api';
-import type { UserInfo } from '../auth/authn/types';
-import type { Authorizer } from '../auth/authz/authorizer';
 import {
   aggregatedDiscovery,
   apiGroupDoc,
@@ -12,34 +10,19 @@ import {
   discoveryETag,
   wantsAggregated,
 } from '../endpoints/discovery';
-import { CborSerializer, ProtobufSerializer, encodeBody } from '../endpoints/codec';
+import { encodeBody } from '../endpoints/codec';
 import { OpenApiDocuments } from '../endpoints/openapi-documents';
 import { isPrettyPrint } from '../endpoints/negotiation';
-import { EncodingCache } from '../endpoints/encoding-cache';
-import type { WatchFrameFlusher } from '../endpoints/watch-frames';
-import type { ApplyTypes } from '../apply';
-import type { RequestInfo } from '../endpoints/request-info';
 import { serveResource } from '../endpoints/resource-router';
-import type { Registry } from '../registry';
-import type { SchemaRegistry } from '../registry/schema';
+import { requestState } from '../endpoints/request-state';
+import type { ServingDeps } from '../endpoints/scope';
 import { HealthCheck, healthHandler } from './health';
 import { versionInfo } from './version';
 
-export interface RouteDeps {
-  registry: Registry;
-  schemas: SchemaRegistry;
-  health: { livez: HealthCheck[]; readyz: HealthCheck[] };
+/** The server's parts the router serves with: those of every resource, plus the health checks. */
+export interface RouteDeps extends ServingDeps {
   shutdownSignal: AbortSignal;
-  protobuf?: ProtobufSerializer;
-  /** Only while CBORServingAndStorage is on. */
-  cbor?: CborSerializer;
-  encodings: EncodingCache;
-  watchFrames: WatchFrameFlusher;
-  applyTypes: ApplyTypes;
-  watchBufferBytes: number;
-  streams: Set<Promise<void>>;
-  /** Only while AllowUnsafeMalformedObjectDeletion is on. */
-  unsafeDelete?: { authorizer: Authorizer };
+  health: { livez: HealthCheck[]; readyz: HealthCheck[] };
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {
@@ -133,16 +116,15 @@ export function buildRouter(deps: RouteDeps): Router {
   r.get(/^\/openapi\/v3\/(.+)$/, (req, res) => openapi.serveV3(req, res, (req.params as Record<string, string>)[0] ?? ''));
 
   r.use(async (req, res) => {
-    const info = res.locals.requestInfo as RequestInfo;
+    const { info } = requestState(res);
     // Only served groups have go-restful web services (JSON 404s); the rest falls through to http.NotFound.
     if (info.apiPrefix === 'apis' && info.apiGroup && !servesGroup(info.apiGroup)) return notFoundText(res);
     if (!info.isResourceRequest) {
       if (info.apiPrefix) throw errors.routeNotFound();
       return notFoundText(res);
     }
-    const warnings = res.locals.warnings as string[];
     if (deps.shutdownSignal.aborted) throw errors.serviceUnavailable('apiserver is shutting down');
-    await serveResource(deps, req, res, info, res.locals.user as UserInfo | undefined, warnings);
+    await serveResource(deps, req, res);
   });
   return r;
 }

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import winston from 'winston';
-import { Authorizer, staticTokenAuthenticator } from '../../src/auth';
+import { Authorizer, bearerTokenAuthenticator, staticTokenAuthenticator } from '../../src/auth';
 import { FeatureGates } from '../../src/config/feature-gates';
-import { ApiServer } from '../../src/server/app';
+import { ApiServer, type ApiServerOptions } from '../../src/server/app';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
 import { Cacher, CacherOptions, EtcdStore, Storage, recognizingCodec } from '../../src/storage';
@@ -70,8 +70,12 @@ export interface TestServerOptions {
   featureGates?: Record<string, boolean>;
   /** The authorization slot (default AlwaysAllow). */
   authorizer?: Authorizer;
+  /** The anonymous authenticator's conditions (default: health checks and /version; false: none). */
+  anonymous?: ApiServerOptions['anonymous'];
   /** Time for a request (body included) to arrive (default 60 s). */
   requestReadTimeoutMs?: number;
+  /** --request-timeout: the deadline of non-long-running requests (default 60 s). */
+  requestTimeoutMs?: number;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -93,7 +97,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     storage,
     protobuf,
     etcdPrefix: prefix,
-    authenticator: staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
+    authenticator: bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
     tls: certs,
     logger: silent,
     bindAddress: '127.0.0.1',
@@ -104,7 +108,9 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     eventTtlSeconds: opts.eventTtlSeconds,
     featureGates,
     authorizer: opts.authorizer,
+    anonymous: opts.anonymous,
     requestReadTimeoutMs: opts.requestReadTimeoutMs,
+    requestTimeoutMs: opts.requestTimeoutMs,
   });
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;

@@ -10,6 +10,8 @@ export type { UserInfo };
 /** The part of a request authenticators look at (Node's lower-cased header map). */
 export interface AuthRequest {
   headers: Record<string, string | string[] | undefined>;
+  /** The URL path (anonymous conditions are by path). */
+  path?: string;
 }
 
 /**

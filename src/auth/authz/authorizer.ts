@@ -14,6 +14,7 @@ export interface AuthorizationAttributes {
   name: string;
 }
 
+/** An authorizer's answer (kube's DecisionAllow / DecisionDeny / DecisionNoOpinion) and why. */
 export type Decision = { decision: 'allow' | 'deny' | 'no-opinion'; reason?: string };
 
 export interface Authorizer {
@@ -23,4 +24,9 @@ export interface Authorizer {
 /** Every authenticated request is allowed until RBAC lands (kube's AlwaysAllow mode). */
 export const alwaysAllow: Authorizer = {
   authorize: async () => ({ decision: 'allow' }),
+};
+
+/** kube's AlwaysDeny mode. */
+export const alwaysDeny: Authorizer = {
+  authorize: async () => ({ decision: 'deny' }),
 };

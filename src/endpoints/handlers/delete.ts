@@ -10,6 +10,7 @@ import type { HandlerScope } from '../scope';
 import { listQuery, parseIntParam } from './read';
 import { queryBool } from '../query-bool';
 import { parseDryRun } from './write-options';
+import { authorizationAttributes } from '../authorization-attributes';
 
 const deleteOptionsGK = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
 const policies = ['Foreground', 'Background', 'Orphan'];
@@ -81,23 +82,12 @@ async function deleteOptions(s: HandlerScope): Promise<HandlerDeleteOptions> {
 async function authorizeUnsafeDelete(s: HandlerScope, authorizer: Authorizer): Promise<void> {
   const verb = 'unsafe-delete-ignore-read-errors';
   const forbidden = (reason: string) => errors.forbidden(s.store.gr, s.info.name, reason);
-  // As the authorization filter: a request without a user (only public paths have none) is not checked.
+  // As the authorization filter: a request without a user is not checked.
   const user = s.ctx.user;
   if (!user) return;
   let d;
   try {
-    d = await authorizer.authorize({
-      user,
-      verb,
-      isResourceRequest: true,
-      path: s.info.path,
-      apiGroup: s.info.apiGroup,
-      apiVersion: s.info.apiVersion,
-      namespace: s.ctx.namespace,
-      resource: s.info.resource,
-      subresource: '',
-      name: s.info.name,
-    });
+    d = await authorizer.authorize(authorizationAttributes(user, s.info, { verb, subresource: '' }));
   } catch (e) {
     throw forbidden(`error while checking permission for "${verb}", ${(e as Error).message}`);
   }

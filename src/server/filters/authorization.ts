@@ -1,28 +1,19 @@
 import type { RequestHandler } from 'express';
 import { errors } from '../../api';
 import type { Authorizer } from '../../auth/authz/authorizer';
-import type { UserInfo } from '../../auth/authn/types';
-import type { RequestInfo } from '../../endpoints/request-info';
+import { authorizationAttributes } from '../../endpoints/authorization-attributes';
+import { requestState } from '../../endpoints/request-state';
 import { writeError } from '../../endpoints/responses';
 
-/** 403 Forbidden unless the authorizer allows (the message is kube's authorizer-denial wording). */
+/**
+ * 403 Forbidden unless the authorizer allows (the message is kube's authorizer-denial wording).
+ * Every request reaching it has a user: authentication let it through (anonymous ones as system:anonymous).
+ */
 export function withAuthorization(authorizer: Authorizer): RequestHandler {
   return async (req, res, next) => {
-    const user = res.locals.user as UserInfo | undefined;
+    const { user, info } = requestState(res);
     if (!user) return next();
-    const info = res.locals.requestInfo as RequestInfo;
-    const d = await authorizer.authorize({
-      user,
-      verb: info.verb,
-      isResourceRequest: info.isResourceRequest,
-      path: req.path,
-      apiGroup: info.apiGroup,
-      apiVersion: info.apiVersion,
-      namespace: info.namespace,
-      resource: info.resource,
-      subresource: info.subresource,
-      name: info.name,
-    });
+    const d = await authorizer.authorize(authorizationAttributes(user, info));
     if (d.decision === 'allow') return next();
     const reason = d.reason ? `: ${d.reason}` : '';
     if (!info.isResourceRequest) {

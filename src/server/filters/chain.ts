@@ -13,6 +13,7 @@ import { withCompression } from './compression';
 import { withLogging } from './logging';
 import { withMaxInFlight } from './max-in-flight';
 import { withRequestInfo } from './request-info';
+import { defaultRequestTimeoutMs, withRequestTimeout } from './timeout';
 
 export interface FilterDeps {
   logger: Logger;
@@ -24,12 +25,18 @@ export interface FilterDeps {
   responseCompression?: boolean;
   /** UnauthenticatedHTTP2DOSMitigation (default on). */
   http2DosMitigation?: boolean;
+  /** --request-timeout in ms (default 60 s): the deadline of every request that is not long-running. */
+  requestTimeoutMs?: number;
 }
 
 export function filterChain(d: FilterDeps): RequestHandler[] {
   return [
     withRequestInfo(),
     withLogging(d.logger),
+    // kube's WithRequestDeadline and WithTimeoutForNonLongRunningRequests sit between request info
+    // and authentication (DefaultBuildHandlerChain): a slow authenticator is bounded too, and a bad
+    // `?timeout=` is a 400 before any 401.
+    withRequestTimeout(d.requestTimeoutMs ?? defaultRequestTimeoutMs),
     withAuthentication(d.authenticator, { http2DosMitigation: d.http2DosMitigation ?? true }),
     withMaxInFlight({ readOnly: d.maxRequestsInFlight, mutating: d.maxMutatingRequestsInFlight }),
     withAuthorization(d.authorizer),

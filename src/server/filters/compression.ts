@@ -9,7 +9,7 @@
  */
 import { createGzip } from 'node:zlib';
 import type { RequestHandler, Response } from 'express';
-import type { RequestInfo } from '../../endpoints/request-info';
+import { maybeRequestState } from '../../endpoints/request-state';
 
 /** kube's defaultGzipThresholdBytes: the first write must be larger than this to be compressed. */
 export const gzipThresholdBytes = 128 * 1024;
@@ -33,14 +33,13 @@ export interface CompressionOptions {
 }
 
 /**
- * The compression filter. It needs RequestInfo on res.locals (withRequestInfo runs first) and
+ * The compression filter. It reads the request's RequestInfo (withRequestInfo runs first) and
  * wraps res.write/res.end of eligible requests; everything downstream writes as usual.
  */
 export function withCompression(opts: CompressionOptions): RequestHandler {
   return (req, res, next) => {
     if (opts.enabled && negotiateContentEncoding(req.headers['accept-encoding']) === 'gzip') {
-      const info = res.locals.requestInfo as RequestInfo | undefined;
-      if (servesApiObjects(req.path) && info?.verb !== 'watch') deferGzip(res);
+      if (servesApiObjects(req.path) && maybeRequestState(res)?.info.verb !== 'watch') deferGzip(res);
     }
     next();
   };

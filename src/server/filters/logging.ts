@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'winston';
-import type { RequestInfo } from '../../endpoints/request-info';
-import type { UserInfo } from '../../auth/authn/types';
+import { maybeRequestState } from '../../endpoints/request-state';
 
 /**
  * One structured line per finished request (verb, path, code, latency, user) when the logger's
@@ -15,15 +14,13 @@ export function withLogging(logger: Logger): RequestHandler {
       return;
     }
     res.on('finish', () => {
-      const info = res.locals.requestInfo as RequestInfo | undefined;
-      const user = res.locals.user as UserInfo | undefined;
-      const started = res.locals.received as bigint;
+      const state = maybeRequestState(res);
       logger.http('request', {
-        verb: info?.verb ?? req.method,
+        verb: state?.info.verb ?? req.method,
         path: req.originalUrl,
         code: res.statusCode,
-        latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
-        user: user?.name ?? '',
+        latencyMs: state ? Number(process.hrtime.bigint() - state.received) / 1e6 : 0,
+        user: state?.user?.name ?? '',
       });
     });
     next();

@@ -1,6 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { RequestInfo } from '../../endpoints/request-info';
-import type { UserInfo } from '../../auth/authn/types';
+import { requestState } from '../../endpoints/request-state';
 
 const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -8,10 +7,10 @@ const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollecti
 export function withMaxInFlight(limits: { readOnly: number; mutating: number }): RequestHandler {
   const inFlight = { readOnly: 0, mutating: 0 };
   return (_req, res, next) => {
-    const info = res.locals.requestInfo as RequestInfo;
+    const { info, user } = requestState(res);
     if (info.verb === 'watch') return next();
     // kube: members of system:masters are never throttled.
-    if ((res.locals.user as UserInfo | undefined)?.groups.includes('system:masters')) return next();
+    if (user?.groups.includes('system:masters')) return next();
     const kind = mutating.has(info.verb) ? 'mutating' : 'readOnly';
     if (limits[kind] > 0 && inFlight[kind] >= limits[kind]) {
       res.status(429).setHeader('Retry-After', '1');

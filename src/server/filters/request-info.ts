@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { requestInfoFor } from '../../endpoints/request-info';
 import { queryBool } from '../../endpoints/query-bool';
+import { beginRequest } from '../../endpoints/request-state';
 
-/** Request id, received time, RequestInfo and an empty warning list on res.locals. */
+/** The request's typed state (endpoints/request-state.ts): its id (sent as Audit-Id), received time and RequestInfo. */
 export function withRequestInfo(): RequestHandler {
   return (req, res, next) => {
-    res.locals.requestId = randomUUID();
-    res.locals.received = process.hrtime.bigint();
-    res.locals.warnings = [] as string[];
-    res.locals.requestInfo = requestInfoFor(req.method, req.path, queryBool(req.query.watch) ?? false);
-    res.setHeader('Audit-Id', res.locals.requestId as string);
+    const state = beginRequest(res, {
+      auditId: randomUUID(),
+      info: requestInfoFor(req.method, req.path, queryBool(req.query.watch) ?? false),
+    });
+    res.setHeader('Audit-Id', state.auditId);
     next();
   };
 }

@@ -3,6 +3,8 @@ import { Writable } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import winston from 'winston';
 import { withLogging } from '../../../src/server/filters/logging';
+import { beginRequest } from '../../../src/endpoints/request-state';
+import { requestInfoFor } from '../../../src/endpoints/request-info';
 
 function run(level: string): { lines: Array<Record<string, unknown>>; finishListeners: number } {
   const lines: Array<Record<string, unknown>> = [];
@@ -14,7 +16,9 @@ function run(level: string): { lines: Array<Record<string, unknown>>; finishList
     },
   });
   const logger = winston.createLogger({ level, transports: [new winston.transports.Stream({ stream })] });
-  const res = Object.assign(new EventEmitter(), { statusCode: 201, locals: { received: process.hrtime.bigint(), user: { name: 'admin' } } });
+  const res = Object.assign(new EventEmitter(), { statusCode: 201 });
+  const state = beginRequest(res, { auditId: 'id', info: requestInfoFor('POST', '/api/v1/namespaces/default/secrets', false) });
+  state.user = { name: 'admin', uid: '', groups: [] };
   const req = { method: 'POST', originalUrl: '/api/v1/namespaces/default/secrets' };
   let nexts = 0;
   withLogging(logger)(req as unknown as Request, res as unknown as Response, (() => nexts++) as NextFunction);
@@ -27,7 +31,7 @@ function run(level: string): { lines: Array<Record<string, unknown>>; finishList
 describe('withLogging', () => {
   it('logs one line per finished request at -v=2 (level http)', () => {
     const { lines } = run('http');
-    expect(lines).toEqual([expect.objectContaining({ level: 'http', message: 'request', verb: 'POST', code: 201, user: 'admin' })]);
+    expect(lines).toEqual([expect.objectContaining({ level: 'http', message: 'request', verb: 'create', code: 201, user: 'admin' })]);
   });
 
   it('does not even listen for the end of a request when the level drops request lines', () => {

@@ -1,0 +1,30 @@
+/**
+ * The anonymous authenticator (k8s.io/apiserver/pkg/authentication/request/anonymous): a request
+ * no other authenticator claimed is `system:anonymous` in group `system:unauthenticated`, for the
+ * authorizer to judge. `allows` plays the part of kube's AuthenticationConfiguration
+ * `anonymous.conditions`: a request to another path gets no user (a 401).
+ */
+import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED, type Authenticator, type UserInfo } from './types';
+
+export interface AnonymousOptions {
+  /** Which paths anonymous requests may reach; absent: every path. */
+  allows?: (path: string) => boolean;
+}
+
+/**
+ * The paths this server answers without credentials by default: health checks (with their
+ * sub-checks) and /version, what kube's system:public-info-viewer role grants everyone.
+ */
+export function publicInfoPath(path: string): boolean {
+  return /^\/(healthz|livez|readyz)(\/.*)?$/.test(path) || /^\/version\/?$/.test(path);
+}
+
+export function anonymousAuthenticator(opts: AnonymousOptions = {}): Authenticator {
+  return {
+    authenticate: async (req) => {
+      if (opts.allows && !opts.allows(req.path ?? '')) return null;
+      const user: UserInfo = { name: SYSTEM_ANONYMOUS, uid: '', groups: [SYSTEM_UNAUTHENTICATED] };
+      return user;
+    },
+  };
+}
