@@ -25,12 +25,26 @@ export interface RequestState extends RequestContext {
   cbor?: CborSerializer;
   /** The audit event of this request, when auditing (the audit issue fills this slot). */
   audit?: unknown;
+  /** The request-timeout filter's timer while the request runs. */
+  deadline?: NodeJS.Timeout;
 }
 
 /** What holds a request's state: the response (express's, over HTTP/1.1 or HTTP/2). */
 type Holder = object;
 
-const states = new WeakMap<Holder, RequestState>();
+/**
+ * The state lives in the response's `locals` bag under a symbol only this module knows: a WeakMap
+ * entry per request would cost every garbage collection an ephemeron to trace, and a property
+ * added to the response itself would give responses several hidden classes (slower everywhere
+ * express touches them).
+ */
+const kState = Symbol('requestState');
+type Holding = { [kState]?: RequestState };
+
+function bag(holder: Holder): Holding {
+  const h = holder as { locals?: Holding };
+  return (h.locals ??= {});
+}
 
 /** Creates the state of a new request (the request-info filter; tests). */
 export function beginRequest(holder: Holder, init: { auditId: string; info: RequestInfo; received?: bigint }): RequestState {
@@ -43,18 +57,18 @@ export function beginRequest(holder: Holder, init: { auditId: string; info: Requ
     dryRun: false,
     now: () => new Date(),
   };
-  states.set(holder, state);
+  bag(holder)[kState] = state;
   return state;
 }
 
 /** The state of a request that went through the filter chain; throws (a bug) if it did not. */
 export function requestState(holder: Holder): RequestState {
-  const s = states.get(holder);
+  const s = (holder as { locals?: Holding }).locals?.[kState];
   if (!s) throw new Error('request state missing: the request did not pass the request-info filter');
   return s;
 }
 
 /** The state if there is one (paths that may run before the first filter, e.g. a raw error). */
 export function maybeRequestState(holder: Holder): RequestState | undefined {
-  return states.get(holder);
+  return (holder as { locals?: Holding }).locals?.[kState];
 }

@@ -69,6 +69,25 @@ export async function serveResource(deps: ServingDeps, req: Request, res: Respon
   for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
   ctx.namespace = def.namespaced ? info.namespace : '';
   ctx.signal = deps.shutdownSignal;
-  const scope: HandlerScope = { ...resourceScope(deps, store), info, ctx, req, res, query };
+  const r = resourceScope(deps, store);
+  // Written out (not spread): one object shape for every request, built without a property walk.
+  const scope: HandlerScope = {
+    store: r.store,
+    schemas: r.schemas,
+    shutdownSignal: r.shutdownSignal,
+    protobuf: r.protobuf,
+    cbor: r.cbor,
+    encodings: r.encodings,
+    watchFrames: r.watchFrames,
+    applyTypes: r.applyTypes,
+    watchBufferBytes: r.watchBufferBytes,
+    streams: r.streams,
+    unsafeDelete: r.unsafeDelete,
+    info,
+    ctx,
+    req,
+    res,
+    query,
+  };
   await (handlers[verb] as VerbHandler)(scope);
 }

@@ -10,8 +10,8 @@
  *   `invalid timeout specified in the request URL - time: invalid duration "bogus"` (negotiated, as
  *   ErrorNegotiated). A positive value below --request-timeout shortens the deadline; 0, negative
  *   or longer leaves --request-timeout.
- * - The deadline counts from when the request was received (ReceivedTimestamp). When it passes and
- *   the handler has not ended its response:
+ * - The deadline counts from this filter, microseconds after the request was received (kube:
+ *   ReceivedTimestamp). When it passes and the handler has not ended its response:
  *   - nothing written yet: 504, the bare Status kube's timeout writer encodes with json.Encoder
  *     (no kind/apiVersion, newline-terminated, `details: {}`), `Content-Type: text/plain;
  *     charset=utf-8` (Go sniffs it: the writer sets none). Headers the handler had set are dropped
@@ -21,15 +21,15 @@
  *   Either way the handler keeps running (kube's goroutine does too): its later writes, header sets
  *   and ends are silent no-ops, never a throw or an 'error' event.
  *
- * Cost per request: one timer (shared callback, the response as its argument), one 'close'
- * listener (shared), and the header names present on entry; nothing per byte.
+ * Cost per request: one timer (shared callback, the response as its argument, one duration for
+ * all, so one Node timer list) and one 'close' listener (shared); nothing per byte.
  */
 import http2 from 'node:http2';
 import type { RequestHandler, Response } from 'express';
 import { errors } from '../../api';
 import { GoDurationError, parseGoDurationNanos } from '../../config/go-duration';
 import type { RequestInfo } from '../../endpoints/request-info';
-import { requestState } from '../../endpoints/request-state';
+import { maybeRequestState, requestState } from '../../endpoints/request-state';
 import { writeError } from '../../endpoints/responses';
 
 /** kube-apiserver's --request-timeout default (1m0s). */
@@ -60,15 +60,9 @@ export const requestTimeoutBody = Buffer.from(
 /** Node's largest timer delay; a deadline further away than ~24.8 days is left unarmed. */
 const maxTimerMs = 2 ** 31 - 1;
 
-const kTimer = Symbol('requestTimeout.timer');
-const kHeaders = Symbol('requestTimeout.headers');
+/** Headers the filters before this one set (request-info's Audit-Id): they belong on the 504 too. */
+const headersBeforeTimeout = new Set(['audit-id']);
 
-interface Timed {
-  [kTimer]?: NodeJS.Timeout;
-  /** Header names set before this filter: they belong on the 504 too. */
-  [kHeaders]?: string[];
-}
-type TimedResponse = Response & Timed;
 
 /**
  * The filter. `requestTimeoutMs` is --request-timeout (0, as in kube, leaves no time at all:
@@ -91,11 +85,11 @@ export function withRequestTimeout(requestTimeoutMs: number = defaultRequestTime
       }
       if (ns > 0n && ns < maxNs) ms = Number(ns) / 1e6;
     }
-    const delay = ms - Number(process.hrtime.bigint() - state.received) / 1e6;
-    if (delay <= maxTimerMs) {
-      const t = res as TimedResponse;
-      t[kHeaders] = res.getHeaderNames();
-      t[kTimer] = setTimeout(expire, delay > 0 ? delay : 0, t);
+    // Counted from here: only the request-info and logging filters ran since the request arrived
+    // (microseconds). One duration for every request without `?timeout=`: Node keeps one timer list
+    // per distinct duration, so the usual request's timer joins the list of all the others.
+    if (ms <= maxTimerMs) {
+      state.deadline = setTimeout(expire, ms, res);
       res.on('close', clear);
     }
     next();
@@ -115,11 +109,11 @@ function timeoutParam(req: { url: string; query: Record<string, unknown> }): str
   return typeof first === 'string' && first !== '' ? first : undefined;
 }
 
-function clear(this: TimedResponse): void {
-  const timer = this[kTimer];
-  if (timer) {
-    clearTimeout(timer);
-    this[kTimer] = undefined;
+function clear(this: Response): void {
+  const state = maybeRequestState(this);
+  if (state?.deadline) {
+    clearTimeout(state.deadline);
+    state.deadline = undefined;
   }
 }
 
@@ -132,8 +126,9 @@ function settle(args: unknown[]): void {
 }
 
 /** The deadline passed (kube: the request context is done before the handler returned). */
-function expire(res: TimedResponse): void {
-  res[kTimer] = undefined;
+function expire(res: Response): void {
+  const state = maybeRequestState(res);
+  if (state) state.deadline = undefined;
   // The handler has answered; its last bytes are on their way (kube: the handler returned).
   if (res.writableEnded || res.destroyed) return;
   // Whatever the handler (or a wrapper it set up) still writes fails silently from here on.
@@ -150,8 +145,8 @@ function expire(res: TimedResponse): void {
   const own = res as unknown as Record<string, unknown>;
   delete own.write;
   delete own.end;
-  const keep = res[kHeaders] ?? [];
-  for (const name of res.getHeaderNames()) if (!keep.includes(name)) res.removeHeader(name);
+  // Only the headers set before this filter (the request-info filter's Audit-Id) go with the 504.
+  for (const name of res.getHeaderNames()) if (!headersBeforeTimeout.has(name)) res.removeHeader(name);
   res.statusCode = 504;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('Content-Length', requestTimeoutBody.length);
