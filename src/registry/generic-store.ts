@@ -63,6 +63,8 @@ export class GenericStore {
   readonly gr: GroupResource;
   readonly gk: GroupKind;
   readonly apiVersion: string;
+  /** The declaration's TTL, resolved when installed (Registry.add), seconds. */
+  readonly ttlSeconds: number | undefined;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -71,6 +73,7 @@ export class GenericStore {
     this.gr = { group: def.group, resource: def.resource };
     this.gk = { group: def.group, kind: def.kind };
     this.apiVersion = apiVersionOf(def);
+    this.ttlSeconds = typeof def.ttlSeconds === 'number' ? def.ttlSeconds : undefined;
   }
 
   keyFor(namespace: string, name: string): string {
@@ -176,7 +179,7 @@ export class GenericStore {
       }
       const name = obj.metadata.name ?? '';
       try {
-        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun, ttlSeconds: this.def.ttlSeconds });
+        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun, ttlSeconds: this.ttlSeconds });
       } catch (e) {
         if (isStorageError(e, 'KeyExists')) {
           if (!generated) throw errors.alreadyExists(this.gr, name);
@@ -208,7 +211,7 @@ export class GenericStore {
       result = await this.deps.storage.guaranteedUpdate(key, {
         createIfMissing,
         dryRun: ctx.dryRun,
-        ttlSeconds: this.def.ttlSeconds,
+        ttlSeconds: this.ttlSeconds,
         tryUpdate: async (current) => {
           if (!current) {
             const obj = await updated(null);

@@ -3,13 +3,20 @@ import type { AdmissionChain } from '../admission';
 import type { Storage } from '../storage';
 import { GenericStore } from './generic-store';
 import { NamespaceStore } from './namespace-store';
-import type { ResourceDefinition } from './resource';
+import type { ResourceDefinition, ResourceSettings } from './resource';
 
 export interface RegistryDeps {
   storage: Storage;
   prefix: string;
   admission: AdmissionChain;
+  /** What declarations may read when installed (default: kube's defaults). */
+  settings?: ResourceSettings;
 }
+
+const defaultSettings: ResourceSettings = { eventTtlSeconds: 3600 };
+
+/** The stores a declaration may ask for (ResourceDefinition.store). */
+const storeVariants = { generic: GenericStore, namespace: NamespaceStore } as const;
 
 export interface GroupVersionInfo {
   group: string;
@@ -25,7 +32,10 @@ export class Registry {
 
   /** Serves a resource from now on (built-ins at start, custom resources later). */
   add(def: ResourceDefinition): GenericStore {
-    const store = def.group === '' && def.resource === 'namespaces' ? new NamespaceStore(def, this.deps) : new GenericStore(def, this.deps);
+    // What the declaration leaves to the server's settings is resolved once, here.
+    const ttl = def.ttlSeconds;
+    const installed: ResourceDefinition = typeof ttl === 'function' ? { ...def, ttlSeconds: ttl(this.deps.settings ?? defaultSettings) } : def;
+    const store = new storeVariants[def.store ?? 'generic'](installed, this.deps);
     this.stores.set(keyOf(def.group, def.version, def.resource), store);
     for (const l of this.listeners) l();
     return store;

@@ -96,6 +96,17 @@ export interface ResourceDefinition {
   documentsDeletedObject?: boolean;
   /** Fields main-resource writes reset (kube's GetResetFields, e.g. status): never owned by a field manager. */
   resetFields?: string[][];
-  /** kube's TTLFunc: each create or update gives the object this long to live in etcd, seconds (events: --event-ttl). */
-  ttlSeconds?: number;
+  /**
+   * kube's TTLFunc: each create or update gives the object this long to live in etcd, seconds —
+   * a number, or read from the server's settings when the resource is installed (events: --event-ttl).
+   */
+  ttlSeconds?: number | ((settings: ResourceSettings) => number);
+  /** The store variant: `namespace` adds the Terminating phase and finalization (registry/namespace-store.ts). */
+  store?: 'generic' | 'namespace';
+}
+
+/** Server settings a resource declaration may read when it is installed. */
+export interface ResourceSettings {
+  /** `--event-ttl`, seconds. */
+  eventTtlSeconds: number;
 }

@@ -116,9 +116,8 @@ export class ApiServer {
           (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => cloneJson(quota), { subresource: 'status' })).object,
       },
     });
-    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission });
-    const eventTtlSeconds = opts.eventTtlSeconds ?? 3600;
-    for (const def of builtinResources) this.registry.add(def.group === '' && def.resource === 'events' ? { ...def, ttlSeconds: eventTtlSeconds } : def);
+    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings: { eventTtlSeconds: opts.eventTtlSeconds ?? 3600 } });
+    for (const def of builtinResources) this.registry.add(def);
     this.namespaceController = new NamespaceController({
       registry: this.registry,
       onError: (e) => opts.logger.warn('namespace controller', { error: (e as Error).message }),

@@ -41,6 +41,8 @@ function lastSeen(o: KubeObject, now: Date): string {
 export const events: ResourceDefinition = {
   group: '',
   version: 'v1',
+  // --event-ttl: each write gives the event this long (an etcd lease).
+  ttlSeconds: (settings) => settings.eventTtlSeconds,
   resource: 'events',
   singularName: 'event',
   kind: 'Event',

@@ -67,6 +67,7 @@ const finalizeStrategy: Strategy = {
 export const namespaces: ResourceDefinition = {
   group: '',
   version: 'v1',
+  store: 'namespace',
   resource: 'namespaces',
   singularName: 'namespace',
   kind: 'Namespace',
