@@ -378,11 +378,28 @@ describe('CBOR, CBORServingAndStorage=true', () => {
     expect(decodeCbor(missing.body)).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
   });
 
-  test('no CBOR patch kinds: apply-patch+cbor and application/cbor are 415 (server-side apply not served)', async () => {
-    for (const ct of ['application/apply-patch+cbor', CBOR]) {
-      const r = await gated.request('PATCH', `${secrets}/cbor-1`, { body: cbor.encode({ data: {} }), headers: { 'content-type': ct } });
-      expect(r.status).toBe(415);
-    }
+  test('application/cbor is no patch kind: 415 listing apply-patch+cbor among the accepted ones', async () => {
+    const r = await gated.request('PATCH', `${secrets}/cbor-1`, { body: cbor.encode({ data: {} }), headers: { 'content-type': CBOR } });
+    expect(r.status).toBe(415);
+    expect(JSON.parse(r.body.toString()).message).toBe(
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor',
+    );
+  });
+
+  test('server-side apply in CBOR (application/apply-patch+cbor), as kube 1.32 serves it with the gate on', async () => {
+    const path = `${cms}/applied-cbor?fieldManager=cbor-client`;
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied-cbor' }, data: { a: 'b' } };
+    const made = await gated.request('PATCH', path, { body: cbor.encode(config), headers: { 'content-type': 'application/apply-patch+cbor' } });
+    expect(made.status).toBe(201);
+    const obj = JSON.parse(made.body.toString());
+    expect(obj.data).toEqual({ a: 'b' });
+    expect(obj.metadata.managedFields).toEqual([expect.objectContaining({ manager: 'cbor-client', operation: 'Apply', fieldsType: 'FieldsV1' })]);
+    const again = await gated.request('PATCH', path, { body: cbor.encode({ ...config, data: { a: 'c' } }), headers: { 'content-type': 'application/apply-patch+cbor' } });
+    expect(again.status).toBe(200);
+    expect(JSON.parse(again.body.toString()).data).toEqual({ a: 'c' });
+    const bad = await gated.request('PATCH', path, { body: Buffer.from([0xff]), headers: { 'content-type': 'application/apply-patch+cbor' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body.toString()).message).toMatch(/^error decoding CBOR: /);
   });
 
   test('WATCH in CBOR: application/cbor-seq, one self-described {type, object} per event', async () => {

@@ -11,6 +11,14 @@ import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
 import { admitObject, markIfHeavy, parseDryRun, parseFieldValidation } from './write-options';
 
+const applyCborPatchType = 'application/apply-patch+cbor';
+
+/** The media type of a Content-Type header, parameters stripped as kube's PATCH handler does. */
+function mediaTypeOf(ct: string): string {
+  const idx = ct.indexOf(';');
+  return idx > 0 ? ct.slice(0, idx) : ct;
+}
+
 const supportedPatchTypes = [
   'application/json-patch+json',
   'application/merge-patch+json',
@@ -39,9 +47,11 @@ function patchDepthError(type: string, validation: string, message: string) {
 export async function patchHandler(s: HandlerScope): Promise<void> {
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'PatchOptions');
-  // kube has no CBOR form of the non-apply patch kinds; apply-patch+cbor is not served yet either.
-  const type = patchTypeFromContentType(String(s.req.headers['content-type'] ?? ''));
-  if (!type) throw errors.unsupportedMediaType(supportedPatchTypes);
+  // kube has no CBOR form of the non-apply patch kinds; apply-patch+cbor is served while the CBOR gate is on.
+  const contentType = String(s.req.headers['content-type'] ?? '');
+  const applyCbor = !!s.cbor && mediaTypeOf(contentType) === applyCborPatchType;
+  const type = applyCbor ? 'application/apply-patch+yaml' : patchTypeFromContentType(contentType);
+  if (!type) throw errors.unsupportedMediaType(s.cbor ? [...supportedPatchTypes, applyCborPatchType] : supportedPatchTypes);
   validateManagerParam(s, 'PatchOptions');
   const validation = parseFieldValidation(s);
   const bodyBytes = await readBody(s.req);
@@ -50,6 +60,19 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   // The body's work starts this turn's clock (api/turns.ts), so the decode and patch below are counted.
   if (loopHeld()) await nextTurn();
   const subresource = s.info.subresource || undefined;
+
+  if (applyCbor) {
+    let config: unknown;
+    try {
+      // kube's CBOR decoder refuses repeated keys itself: there is nothing for strict decoding to add.
+      config = (s.cbor as NonNullable<typeof s.cbor>).decode(bodyBytes);
+    } catch (e) {
+      throw errors.badRequest(`error decoding CBOR: ${(e as Error).message}`);
+    }
+    if (!isObject(config)) throw errors.badRequest('error decoding CBOR: the apply configuration must be an object');
+    await applyConfiguration(s, target, config, [], validation);
+    return;
+  }
 
   if (type === 'application/apply-patch+yaml') {
     let config: unknown;
@@ -66,34 +89,10 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
       throw e;
     }
     if (!isObject(config)) throw errors.badRequest('error decoding YAML: the apply configuration must be an object');
-    checkResponseOptions(s, target);
-    if (loopHeld()) await nextTurn();
-    // An apply creates the object when it does not exist (never through a subresource).
-    const r = await s.store.update(
-      s.ctx,
-      s.info.name,
-      async (current) => {
-        // The object was just read: this turn's clock starts here.
-        if (loopHeld()) await nextTurn();
-        const applied = await serverSideApply(s, current, config as Record<string, unknown>);
-        if (loopHeld()) await nextTurn();
-        // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
-        if (duplicates.length && validation === 'Strict') {
-          throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
-        }
-        // One by one: a body may repeat hundreds of thousands of keys (spread arguments would overflow the stack).
-        if (validation === 'Warn') for (const d of duplicates) s.ctx.warnings.push(d);
-        const obj = admitObject(s, applied, validation);
-        checkName(s, obj);
-        if (loopHeld()) await nextTurn();
-        return obj;
-      },
-      { subresource, create: 'always' },
-    );
-    if (loopHeld()) await nextTurn();
-    writeObject(s, r.created ? 201 : 200, r.object, target);
+    await applyConfiguration(s, target, config, duplicates, validation);
     return;
   }
+
 
   if (s.query.force !== undefined) {
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
@@ -138,4 +137,45 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   );
   if (loopHeld()) await nextTurn();
   writeObject(s, 200, r.object, target);
+}
+
+/**
+ * A server-side apply of a decoded configuration (YAML, JSON or CBOR). `duplicates`: the repeated
+ * keys strict YAML decoding reports (kube's applyPatcher: Strict rejects them after the apply, Warn
+ * warns).
+ */
+async function applyConfiguration(
+  s: HandlerScope,
+  target: ReturnType<typeof negotiate>,
+  config: Record<string, unknown>,
+  duplicates: string[],
+  validation: ReturnType<typeof parseFieldValidation>,
+): Promise<void> {
+  const subresource = s.info.subresource || undefined;
+  checkResponseOptions(s, target);
+  if (loopHeld()) await nextTurn();
+  // An apply creates the object when it does not exist (never through a subresource).
+  const r = await s.store.update(
+    s.ctx,
+    s.info.name,
+    async (current) => {
+      // The object was just read: this turn's clock starts here.
+      if (loopHeld()) await nextTurn();
+      const applied = await serverSideApply(s, current, config);
+      if (loopHeld()) await nextTurn();
+      // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
+      if (duplicates.length && validation === 'Strict') {
+        throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
+      }
+      // One by one: a body may repeat hundreds of thousands of keys (spread arguments would overflow the stack).
+      if (validation === 'Warn') for (const d of duplicates) s.ctx.warnings.push(d);
+      const obj = admitObject(s, applied, validation);
+      checkName(s, obj);
+      if (loopHeld()) await nextTurn();
+      return obj;
+    },
+    { subresource, create: 'always' },
+  );
+  if (loopHeld()) await nextTurn();
+  writeObject(s, r.created ? 201 : 200, r.object, target);
 }
