@@ -144,38 +144,25 @@ function pointerTokens(path: string): string[] {
   return path === '' ? [] : path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** Whether a JSON pointer names a place at or under a field the schema does not declare. */
-function underUnknownField(root: StructNode, path: string): boolean {
+/**
+ * Where a JSON pointer leads in the schema: through a list (where `/0`, `/-1` or an index shifted
+ * by an earlier remove may name one place), to or under a field the schema does not declare, or
+ * neither (a raw subtree or a scalar keeps whatever is there).
+ */
+function pointerLeads(root: StructNode, path: string): 'list' | 'unknown' | 'declared' {
   let node: DecodeNode = root;
   for (const token of pointerTokens(path)) {
     if (node.kind === 'struct') {
       const field = node.fields.get(token);
-      if (!field) return true;
-      node = field;
-    } else if (node.kind === 'map' || node.kind === 'array') {
-      node = node.elem;
-    } else {
-      return false; // a raw subtree or a scalar: the decoder keeps whatever is there
-    }
-  }
-  return false;
-}
-
-/** Whether a JSON pointer passes through a list of the schema (where another spelling of an index could name the same place). */
-function throughList(root: StructNode, path: string): boolean {
-  let node: DecodeNode = root;
-  for (const token of pointerTokens(path)) {
-    if (node.kind === 'struct') {
-      const field = node.fields.get(token);
-      if (!field) return false;
+      if (!field) return 'unknown';
       node = field;
     } else if (node.kind === 'map') {
       node = node.elem;
     } else {
-      return node.kind === 'array';
+      return node.kind === 'array' ? 'list' : 'declared';
     }
   }
-  return false;
+  return 'declared';
 }
 
 function placeholdUnknownOpValues(root: StructNode, ops: unknown): void {
@@ -185,7 +172,7 @@ function placeholdUnknownOpValues(root: StructNode, ops: unknown): void {
   for (const op of ops) {
     if (!isPlainObject(op)) continue;
     for (const p of [op.path, op.from]) {
-      if (typeof p === 'string' && ((p !== '' && !p.startsWith('/')) || throughList(root, p))) return;
+      if (typeof p === 'string' && ((p !== '' && !p.startsWith('/')) || pointerLeads(root, p) === 'list')) return;
     }
   }
   // Every path and `from` once per mention: an operation's own path counts once for itself.
@@ -219,6 +206,6 @@ function placeholdUnknownOpValues(root: StructNode, ops: unknown): void {
     if (!isPlainObject(op) || (op.op !== 'add' && op.op !== 'replace') || typeof op.path !== 'string') continue;
     const v = op.value;
     if (typeof v !== 'object' || v === null) continue;
-    if (underUnknownField(root, op.path) && !referenced(op.path)) op.value = placeholder;
+    if (pointerLeads(root, op.path) === 'unknown' && !referenced(op.path)) op.value = placeholder;
   }
 }
