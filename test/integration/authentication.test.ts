@@ -3,21 +3,11 @@
  * the same answer over HTTP/1.1 and HTTP/2 for every path — no path bypass. A bad credential is a
  * 401 even on a path anonymous requests may reach, as kube answers.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
+import { startTestServer } from '../support/api-server';
 import { connectH2 } from '../support/h2-client';
 
-let etcd: TestEtcd;
-let srv: TestServer;
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
+const { srv, etcd } = useTestServer();
 
 type Ask = (path: string, token: string | null) => Promise<{ status: number; text: string }>;
 

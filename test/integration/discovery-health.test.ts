@@ -2,24 +2,13 @@
  * Health, /version, discovery (legacy and aggregated) and OpenAPI against the real server and etcd
  * (kube-facts §10; what kubectl 1.32 asks for).
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { configmaps } from '../../src/registry/resources/core/configmaps';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const aggregatedAccept =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
 
 describe('health endpoints answer without credentials', () => {
   test.each(['healthz', 'livez', 'readyz'])('/%s', async (endpoint) => {

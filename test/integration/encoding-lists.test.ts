@@ -4,12 +4,10 @@
  * (kube-facts §3, §4, §9; seed 000 "Chunked list", "Media types").
  */
 import * as yaml from 'js-yaml';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { cause, expectStatus, failure } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'lists';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 const secrets = `/api/v1/namespaces/${ns}/secrets`;
@@ -31,8 +29,6 @@ const names = (list: { items: Array<{ metadata: { name: string } }> }) => list.i
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   expect((await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
   for (const [i, labels] of labelsOf.entries()) {
     const r = await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels }, data: { i: String(i) } } });
@@ -44,10 +40,6 @@ beforeAll(async () => {
   ]) {
     expect((await srv.request('POST', secrets, { body })).status).toBe(201);
   }
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 describe('YAML and pretty JSON', () => {

@@ -3,22 +3,14 @@
  * one, and etcd deletes an event when its lease runs out, which watchers see as DELETED. (Sharing
  * leases needs a reuse window, 5% of the TTL: none below 20 s; the unit test covers it.)
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { openWatch } from '../support/watch-stream';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer({ eventTtlSeconds: 2 });
 const ns = 'ttl';
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints, eventTtlSeconds: 2 });
   expect((await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 const event = (name: string) => ({

@@ -4,25 +4,17 @@
  * Go's `exceeded max depth` as a 400; never a 500, the server stays up, nothing stored on a 4xx.
  */
 import { summarizeData } from '../../src/api';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure, warningHeaders } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'hostile';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
   expect(r.status).toBe(201);
   expect((await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' }, data: { k: 'v' } } })).status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 const shapes = {

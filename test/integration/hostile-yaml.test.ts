@@ -2,26 +2,18 @@
  * Hostile YAML request bodies against the real server and etcd (kube-limits §6): each is a 400
  * with go-yaml's message, the server stays up, and nothing is stored.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure, warningHeaders } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'hostile-yaml';
 const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
 const yamlHeaders = { 'content-type': 'application/yaml' };
 const applyHeaders = { 'content-type': 'application/apply-patch+yaml' };
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
   expect(r.status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 /** kube's summarizeData: a body not starting with `{` shows as the hex of its first 30 bytes. */

@@ -4,21 +4,10 @@
  * in-flight slot is released (a stalled body must not hold the server's mutating slots for ever).
  */
 import http2 from 'node:http2';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { failure } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints, requestReadTimeoutMs: 300 });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
+const { srv } = useTestServer({ requestReadTimeoutMs: 300 });
 
 test('a stalled HTTP/2 body gets 504 Timeout, stores nothing, and the server goes on', async () => {
   const session = http2.connect(srv.url, { ca: srv.caCert });

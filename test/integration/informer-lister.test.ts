@@ -4,23 +4,15 @@
  * last version (no list); a re-watch from a compacted version gets 410 and relists, reporting the
  * deletion it missed as final state unknown.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import type { KubeObject } from '../../src/api';
 import { Informer, InformerEventHandler, ListWatcher } from '../../src/controllers/informer';
 import type { GenericStore, Watch, WatchSink } from '../../src/registry';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   expect((await srv.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'lst' } } })).status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 const cmPath = (name = '') => `/api/v1/namespaces/lst/configmaps${name ? `/${name}` : ''}`;

@@ -1,18 +1,7 @@
 /** kubectl against the real server and a real etcd: the commands the foundation issue lists. */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 
-let etcd: TestEtcd;
-let srv: TestServer;
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
+const { srv } = useTestServer();
 
 test('create, get and describe a namespace', async () => {
   expect(await srv.kubectl(['create', 'namespace', 'demo'])).toMatchObject({ code: 0, stdout: 'namespace/demo created\n' });

@@ -3,12 +3,10 @@
  * protected namespaces, two-phase deletion with the namespace controller, and the lifecycle
  * admission of a terminating namespace (kube-facts §7).
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 
 const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
@@ -22,15 +20,6 @@ async function awaitGone(path: string, deadlineMs = 15_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
 
 test.each(['default', 'kube-system', 'kube-public', 'kube-node-lease'])('system namespace %s exists, Active, labelled', async (name) => {
   const r = await srv.request('GET', `/api/v1/namespaces/${name}`);

@@ -3,12 +3,10 @@
  * a Terminating namespace (every namespaced kind, honouring finalizers), reports progress in the five
  * deletion conditions, then finalizes it; lifecycle admission answers 403/404 for new content.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 
 interface Condition {
   type: string;
@@ -30,15 +28,6 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, deadline
 
 const conditionsOf = async (ns: string): Promise<Condition[]> => ((await srv.request('GET', `/api/v1/namespaces/${ns}`)).json().status?.conditions ?? []) as Condition[];
 const brief = (cs: Condition[]) => cs.map(({ type, status, reason, message }) => ({ type, status, reason, message }));
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
 
 test('content with finalizers holds the namespace; the conditions say why; releasing it finishes the deletion', async () => {
   expect((await srv.kubectl(['create', 'namespace', 'term'])).code).toBe(0);

@@ -3,12 +3,10 @@
  * code, reason, message and details (kube-facts §1, §3, §8; seed 000 "Errors").
  */
 import https from 'node:https';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { cause, expectStatus, failure, warningHeaders } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'errs';
 const secrets = `/api/v1/namespaces/${ns}/secrets`;
 const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
@@ -21,14 +19,8 @@ const secret = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
   expect(r.status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 describe('401 Unauthorized', () => {

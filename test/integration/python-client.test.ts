@@ -6,21 +6,10 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 
 const run = promisify(execFile);
-let etcd: TestEtcd;
-let srv: TestServer;
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
+const { srv } = useTestServer();
 
 test('the Python client: CRUD, selectors, a watch from a list resourceVersion, errors and quota', async () => {
   const script = path.join(__dirname, '../support/python/client_smoke.py');

@@ -4,11 +4,9 @@
  * With a finalizer pending, kube's Store.Delete returns the object it marked (deletionTimestamp,
  * deletionGracePeriodSeconds 0), 200 — the same as for any type, Status-returning or not.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'qdel';
 const quotas = `/api/v1/namespaces/${ns}/resourcequotas`;
 const quota = (name: string, finalizers?: string[]) => ({
@@ -19,13 +17,7 @@ const quota = (name: string, finalizers?: string[]) => ({
 });
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   expect((await srv.kubectl(['create', 'namespace', ns])).code).toBe(0);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 async function create(name: string, finalizers?: string[]): Promise<Record<string, any>> {

@@ -6,8 +6,7 @@
  * whose --request-timeout travels as `?timeout=`, included).
  */
 import https from 'node:https';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { connectH2 } from '../support/h2-client';
 import { expectStatus, failure } from '../support/kube-status';
 
@@ -15,17 +14,7 @@ const REQUEST_TIMEOUT_MS = 300;
 const kubeTimeout = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
 const cms = '/api/v1/namespaces/default/configmaps';
 
-let etcd: TestEtcd;
-let srv: TestServer;
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints, requestTimeoutMs: REQUEST_TIMEOUT_MS });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
+const { srv, etcd } = useTestServer({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
 
 /** Runs `fn` with etcd stopped (SIGSTOP), always continuing it afterwards. */
 async function withEtcdPaused<T>(fn: () => Promise<T>): Promise<T> {

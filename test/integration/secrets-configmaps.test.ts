@@ -7,12 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 import { cause, expectStatus, failure, warningHeaders } from '../support/kube-status';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'sc';
 const secrets = `/api/v1/namespaces/${ns}/secrets`;
 const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
@@ -23,13 +21,7 @@ const post = (p: string, body: unknown) => srv.request('POST', p, { body });
 const patch = (p: string, body: unknown, type: string) => srv.request('PATCH', p, { body, headers: { 'content-type': `application/${type}` } });
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   expect((await srv.kubectl(['create', 'namespace', ns])).code).toBe(0);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 describe('Secret data', () => {

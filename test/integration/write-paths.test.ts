@@ -4,21 +4,13 @@
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'wp';
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   expect((await srv.kubectl(['create', 'namespace', ns])).code).toBe(0);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 const cm = (name: string, data: Record<string, string>, extra: Record<string, unknown> = {}) =>
