@@ -64,3 +64,13 @@ test('kubectl: the admin kubeconfig works, a wrong token is refused', async () =
   expect(bad.code).not.toBe(0);
   expect(bad.stderr).toMatch(/Unauthorized|must be logged in/);
 });
+
+test("every answer carries kube's Cache-Control and Audit-ID; a client's own Audit-ID is kept", async () => {
+  for (const token of [null, srv.token]) {
+    const r = await srv.request('GET', '/api/v1/namespaces', { token, headers: { 'audit-id': 'my-audit-id' } });
+    expect(r.headers['audit-id']).toBe('my-audit-id');
+    expect(r.headers['cache-control']).toBe('no-cache, private');
+  }
+  const fresh = await srv.request('GET', '/healthz', { token: null });
+  expect(fresh.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
+});

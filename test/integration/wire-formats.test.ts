@@ -399,7 +399,10 @@ describe('CBOR, CBORServingAndStorage=true', () => {
     expect(JSON.parse(again.body.toString()).data).toEqual({ a: 'c' });
     const bad = await gated.request('PATCH', path, { body: Buffer.from([0xff]), headers: { 'content-type': 'application/apply-patch+cbor' } });
     expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.body.toString()).message).toMatch(/^error decoding CBOR: /);
+    // kube's applyPatcher words a CBOR decode failure as for YAML.
+    expect(JSON.parse(bad.body.toString()).message).toMatch(/^error decoding YAML: /);
+    const list = await gated.request('PATCH', path, { body: cbor.encode([1] as never), headers: { 'content-type': 'application/apply-patch+cbor' } });
+    expect(JSON.parse(list.body.toString()).message).toBe('error decoding YAML: cbor: cannot unmarshal array into Go value of type map[string]interface {}');
   });
 
   test('WATCH in CBOR: application/cbor-seq, one self-described {type, object} per event', async () => {

@@ -13,6 +13,14 @@ import { admitObject, markIfHeavy, parseDryRun, parseFieldValidation } from './w
 
 const applyCborPatchType = 'application/apply-patch+cbor';
 
+/** The CBOR major type of a decoded value as fxamacker/cbor names it in an UnmarshalTypeError. */
+function cborKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'string') return 'UTF-8 text string';
+  if (typeof v === 'number' && Number.isInteger(v)) return v < 0 ? 'negative integer' : 'positive integer';
+  return 'primitives';
+}
+
 /** The media type of a Content-Type header, parameters stripped as kube's PATCH handler does. */
 function mediaTypeOf(ct: string): string {
   const idx = ct.indexOf(';');
@@ -63,13 +71,15 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
 
   if (applyCbor) {
     let config: unknown;
+    // kube's one applyPatcher words every decode failure of an apply `error decoding YAML: …`, CBOR too.
     try {
       // kube's CBOR decoder refuses repeated keys itself: there is nothing for strict decoding to add.
       config = (s.cbor as NonNullable<typeof s.cbor>).decode(bodyBytes);
     } catch (e) {
-      throw errors.badRequest(`error decoding CBOR: ${(e as Error).message}`);
+      throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
     }
-    if (!isObject(config)) throw errors.badRequest('error decoding CBOR: the apply configuration must be an object');
+    if (config === null || config === undefined) throw errors.badRequest('error decoding YAML: the apply configuration must be an object');
+    if (!isObject(config)) throw errors.badRequest(`error decoding YAML: cbor: cannot unmarshal ${cborKind(config)} into Go value of type map[string]interface {}`);
     await applyConfiguration(s, target, config, [], validation);
     return;
   }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { errors, isApiError } from '../../api';
-import { SYSTEM_ANONYMOUS, type Authenticator } from '../../auth/authn/types';
+import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED, type Authenticator } from '../../auth/authn/types';
 import { requestState } from '../../endpoints/request-state';
 import { writeError } from '../../endpoints/responses';
 import { closeHttp2ConnectionAfter } from '../http2-express';
@@ -35,7 +35,7 @@ export function withAuthentication(authenticator: Authenticator, opts: Authentic
       return writeError(res, errors.unauthorized());
     }
     // kube answers an anonymous HTTP/2 request with `Connection: close` too.
-    if (mitigate && http2 && user.name === SYSTEM_ANONYMOUS) closeHttp2ConnectionAfter(res);
+    if (mitigate && http2 && (user.name === SYSTEM_ANONYMOUS || user.groups.includes(SYSTEM_UNAUTHENTICATED))) closeHttp2ConnectionAfter(res);
     requestState(res).user = user;
     // The credential stops here: nothing below this filter sees it.
     delete req.headers.authorization;

@@ -77,8 +77,13 @@ function deferGzip(res: Response): void {
     res.setHeader('Content-Encoding', 'gzip');
     res.append('Vary', 'Accept-Encoding');
     const gz = createGzip({ level: gzipLevel });
-    gz.on('data', (c: Buffer) => write(c));
-    gz.on('end', () => end());
+    // A response already ended elsewhere (the request-timeout filter's 504) takes no more bytes.
+    gz.on('data', (c: Buffer) => {
+      if (!res.writableEnded) write(c);
+    });
+    gz.on('end', () => {
+      if (!res.writableEnded) end();
+    });
     gz.on('error', (e) => res.destroy(e));
     target.write = (c, enc, cb) => gz.write(c, typeof enc === 'string' ? enc : 'utf8', typeof enc === 'function' ? enc : cb);
     target.end = (c, enc, cb) => {

@@ -11,6 +11,8 @@ export function withMaxInFlight(limits: { readOnly: number; mutating: number }):
     if (info.verb === 'watch') return next();
     // kube: members of system:masters are never throttled.
     if (user?.groups.includes('system:masters')) return next();
+    // Already answered (the request-timeout filter's 504): nothing left to hold a slot for.
+    if (res.writableEnded) return next();
     const kind = mutating.has(info.verb) ? 'mutating' : 'readOnly';
     if (limits[kind] > 0 && inFlight[kind] >= limits[kind]) {
       res.status(429).setHeader('Retry-After', '1');

@@ -60,8 +60,8 @@ export const requestTimeoutBody = Buffer.from(
 /** Node's largest timer delay; a deadline further away than ~24.8 days is left unarmed. */
 const maxTimerMs = 2 ** 31 - 1;
 
-/** Headers the filters before this one set (request-info's Audit-Id): they belong on the 504 too. */
-const headersBeforeTimeout = new Set(['audit-id']);
+/** Headers the filters before this one set (request-info's Audit-Id and Cache-Control): they belong on the 504 too. */
+const headersBeforeTimeout = new Set(['audit-id', 'cache-control']);
 
 
 /**
