@@ -9,7 +9,7 @@
  * merge keys) and one pass over its parser events finds the repeated keys. Its limits are simpler:
  * 500 levels of nesting, and aliases expanding to at most {@link maxYamlNodes} nodes.
  */
-import { CORE_SCHEMA, constructFromEvents, getScalarValue, mergeTag, parseEvents, type Event, type ScalarEvent } from 'js-yaml-5';
+import { CORE_SCHEMA, constructFromEvents, getScalarValue, mergeTag, parseEvents, type Event, type ScalarEvent, EVENT_ALIAS, EVENT_DOCUMENT, EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, SCALAR_STYLE_PLAIN } from 'js-yaml-5';
 import { goQuote } from '../api';
 
 /** A YAML file go-yaml (or this decoder's limits) would not read; `message` is go-yaml-like (`yaml: line 3: …`). */
@@ -31,14 +31,6 @@ export const maxYamlNodes = 1_000_000;
 
 const schema = CORE_SCHEMA.withTags(mergeTag);
 
-// js-yaml 5's EVENT_ID and styles.
-const DOCUMENT = 1;
-const SEQUENCE = 2;
-const MAPPING = 3;
-const SCALAR = 4;
-const ALIAS = 5;
-const POP = 6;
-const PLAIN = 1;
 
 /** Zero-based line of an offset (binary search over line starts). */
 function lineIndex(text: string): (offset: number) => number {
@@ -74,7 +66,7 @@ function yamlError(e: unknown): ConfigYamlError {
 function keyOf(text: string, e: ScalarEvent): { id: string; go: string } {
   const raw = e.valueStart < 0 ? '' : getScalarValue(text, e);
   const tag = e.tagStart < 0 ? '' : text.slice(e.tagStart, e.tagEnd);
-  if (e.style !== PLAIN || tag !== '') return { id: `s:${raw}`, go: goQuote(raw) };
+  if (e.style !== SCALAR_STYLE_PLAIN || tag !== '') return { id: `s:${raw}`, go: goQuote(raw) };
   if (/^(~|null|Null|NULL|)$/.test(raw)) return { id: 'null', go: '<nil>' };
   if (/^(true|True|TRUE|false|False|FALSE)$/.test(raw)) {
     const b = raw.toLowerCase() === 'true';
@@ -108,7 +100,7 @@ function repeatedKeys(text: string, events: readonly Event[]): string[] {
   const lineOf = lineIndex(text);
   const out: string[] = [];
   const stack: Frame[] = [];
-  let i = events.findIndex((e) => e.type === DOCUMENT);
+  let i = events.findIndex((e) => e.type === EVENT_DOCUMENT);
   if (i < 0) return out;
 
   /** A node of the current mapping finished: a key (its value comes next) or a value. */
@@ -138,19 +130,19 @@ function repeatedKeys(text: string, events: readonly Event[]): string[] {
 
   for (i++; i < events.length; i++) {
     const e = events[i] as Event;
-    if (e.type === DOCUMENT) break;
-    if (e.type === POP) {
+    if (e.type === EVENT_DOCUMENT) break;
+    if (e.type === EVENT_POP) {
       if (!stack.pop()) break; // the document's end
       finished();
       continue;
     }
-    if (e.type === MAPPING || e.type === SEQUENCE) {
+    if (e.type === EVENT_MAPPING || e.type === EVENT_SEQUENCE) {
       const first = [e.start, e.anchorStart - 1, e.tagStart].filter((x) => x >= 0);
       starts(first.length ? Math.min(...first) : -1);
-      stack.push({ map: e.type === MAPPING, wantValue: false, isKey: isKeyPosition() });
+      stack.push({ map: e.type === EVENT_MAPPING, wantValue: false, isKey: isKeyPosition() });
       continue;
     }
-    if (e.type === SCALAR) {
+    if (e.type === EVENT_SCALAR) {
       const first = [e.valueStart, e.anchorStart - 1, e.tagStart].filter((x) => x >= 0);
       const start = first.length ? Math.min(...first) : -1;
       const parent = stack[stack.length - 1];
@@ -163,7 +155,7 @@ function repeatedKeys(text: string, events: readonly Event[]): string[] {
       finished();
       continue;
     }
-    if (e.type === ALIAS) {
+    if (e.type === EVENT_ALIAS) {
       starts(e.anchorStart - 1);
       finished();
     }

@@ -15,7 +15,7 @@
  * Scalars resolve as js-yaml 4's JSON_SCHEMA always did here (null/bool/int/float/str).
  */
 import * as yaml4 from 'js-yaml';
-import { parseEvents, getScalarValue, type Event, type ScalarEvent } from 'js-yaml-5';
+import { parseEvents, getScalarValue, type Event, type ScalarEvent, EVENT_ALIAS, EVENT_DOCUMENT, EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, SCALAR_STYLE_PLAIN, COLLECTION_STYLE_FLOW } from 'js-yaml-5';
 import { goQuote } from '../api/go-format';
 // Aliases expand to copies, as go-yaml's do (any depth).
 import { cloneJson } from '../api/json-clone';
@@ -41,15 +41,6 @@ export const maxReportedDuplicates = 1000;
 /** Alias-expanded scalar bytes allowed (not kube's: go-yaml would build the whole JSON and run out of memory). */
 const maxAliasedBytes = 64 * 1024 * 1024;
 
-// Event type ids (js-yaml 5's EVENT_ID).
-const DOCUMENT = 1;
-const SEQUENCE = 2;
-const MAPPING = 3;
-const SCALAR = 4;
-const ALIAS = 5;
-const POP = 6;
-const FLOW = 2; // COLLECTION_STYLE.FLOW
-const PLAIN = 1; // SCALAR_STYLE.PLAIN
 
 /**
  * go-yaml v2's `allowedAliasRatio`/`(*decoder).unmarshal` rule: too many of the decoded nodes came
@@ -192,7 +183,7 @@ function tagOf(text: string, e: { tagStart: number; tagEnd: number }): string | 
 function scalarOf(text: string, e: ScalarEvent, lineOf: () => number): Scalar {
   const raw = e.valueStart < 0 ? '' : getScalarValue(text, e);
   const tag = tagOf(text, e);
-  if (tag === null) return e.style === PLAIN ? resolvePlain(raw) : { kind: 'str', value: raw };
+  if (tag === null) return e.style === SCALAR_STYLE_PLAIN ? resolvePlain(raw) : { kind: 'str', value: raw };
   if (tag === '!' || tag === `${yamlTag}str`) return { kind: 'str', value: raw };
   const named = tag.startsWith(yamlTag) ? (tag.slice(yamlTag.length) as Scalar['kind']) : undefined;
   const t = named && named !== 'str' ? (types as Record<string, ImplicitType | undefined>)[named] : undefined;
@@ -299,7 +290,7 @@ export function decodeYamlIn(text: string, mode: DecodeMode): YamlDecoded & { sp
   let sawDocument = false;
   let i = 0;
   // Skip to the first document; later documents are never read (YAMLToJSON reads one).
-  while (i < ev.length && (ev[i] as Event).type !== DOCUMENT) i++;
+  while (i < ev.length && (ev[i] as Event).type !== EVENT_DOCUMENT) i++;
   if (i < ev.length) {
     sawDocument = true;
     i++;
@@ -382,16 +373,16 @@ export function decodeYamlIn(text: string, mode: DecodeMode): YamlDecoded & { sp
 
   for (; i < ev.length; i++) {
     const e = ev[i] as Event;
-    if (e.type === DOCUMENT) break; // the next document
+    if (e.type === EVENT_DOCUMENT) break; // the next document
     const parent = stack[stack.length - 1];
     const isKey = !!parent && (parent.isKey || (parent.map && !parent.wantValue));
     switch (e.type) {
-      case SEQUENCE:
-      case MAPPING: {
+      case EVENT_SEQUENCE:
+      case EVENT_MAPPING: {
         const start = firstOffset(e.start, e.anchorStart, e.tagStart);
         nodeStart(start);
-        const flow = e.style === FLOW;
-        const map = e.type === MAPPING;
+        const flow = e.style === COLLECTION_STYLE_FLOW;
+        const map = e.type === EVENT_MAPPING;
         let blockStep = 0;
         let column = -1;
         if (flow) {
@@ -415,7 +406,7 @@ export function decodeYamlIn(text: string, mode: DecodeMode): YamlDecoded & { sp
         stack.push({ map, flow, value, size: 1, bytes: 0, anchor: anchorOf(e, value), blockStep, column, isKey, start });
         break;
       }
-      case POP: {
+      case EVENT_POP: {
         const f = stack.pop();
         if (!f) {
           i = ev.length; // end of the document
@@ -431,7 +422,7 @@ export function decodeYamlIn(text: string, mode: DecodeMode): YamlDecoded & { sp
         deliver(f.value, f.size, f.bytes, undefined, f.start);
         break;
       }
-      case SCALAR: {
+      case EVENT_SCALAR: {
         const start = firstOffset(e.valueStart, e.anchorStart, e.tagStart);
         nodeStart(start);
         let s: Scalar;
@@ -454,7 +445,7 @@ export function decodeYamlIn(text: string, mode: DecodeMode): YamlDecoded & { sp
         deliver(s.value, 1, bytes, isKey ? s : undefined, start);
         break;
       }
-      case ALIAS: {
+      case EVENT_ALIAS: {
         const name = text.slice(e.anchorStart, e.anchorEnd);
         nodeStart(e.anchorStart - 1);
         const a = anchors.get(name);
