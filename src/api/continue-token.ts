@@ -5,6 +5,7 @@
  */
 import { ApiError, errors } from './errors';
 import { MAX_JSON_DEPTH } from './json-depth';
+import { unmarshalTypeMessage } from './go-json-error';
 
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 const INVALID_KEY = 'continue key is not valid';
@@ -94,11 +95,11 @@ function toContinueToken(value: GoJsonValue): { v: string; rv: bigint; start: st
   const out = { v: '', rv: 0n, start: '' };
   if (value.kind === 'null') return out;
   if (value.kind !== 'object') {
-    throw new TokenError(`${INVALID_KEY}: json: cannot unmarshal ${value.kind} into Go value of type storage.continueToken`);
+    throw new TokenError(`${INVALID_KEY}: ${unmarshalTypeMessage(value.kind, 'storage.continueToken')}`);
   }
   let firstError: string | undefined;
   const typeError = (what: string, field: string, type: string): void => {
-    firstError ??= `json: cannot unmarshal ${what} into Go struct field continueToken.${field} of type ${type}`;
+    firstError ??= unmarshalTypeMessage(what, type, { struct: 'continueToken', name: field });
   };
   for (const [rawKey, v] of value.entries) {
     const field = FIELDS[rawKey] ?? FIELDS[rawKey.toLowerCase()];

@@ -191,10 +191,19 @@ export function goJsonScan(bytes: Buffer): { kind: string } | { error: string } 
   }
 }
 
+/**
+ * Go's encoding/json UnmarshalTypeError text for a value of the wrong kind (`value`: `string`,
+ * `number 1.5`, …), inside a struct field (`struct`, the dotted Go field path) or at the top.
+ */
+export function unmarshalTypeMessage(value: string, goType: string, field?: { struct: string; name: string }): string {
+  if (field) return `json: cannot unmarshal ${value} into Go struct field ${field.struct}.${field.name} of type ${goType}`;
+  return `json: cannot unmarshal ${value} into Go value of type ${goType}`;
+}
+
 /** Go's error text for unmarshalling `bytes` into a map[string]interface{}, or undefined on success. */
 export function goJsonMapError(bytes: Buffer): string | undefined {
   const r = goJsonScan(bytes);
   if ('error' in r) return r.error;
   if (r.kind === 'object' || r.kind === 'null') return undefined;
-  return `json: cannot unmarshal ${r.kind} into Go value of type map[string]interface {}`;
+  return unmarshalTypeMessage(r.kind, 'map[string]interface {}');
 }

@@ -9,7 +9,8 @@
 /** Levels handled by plain recursion before the iterative fallback takes over. */
 const RECURSION_LIMIT = 256;
 
-function setKey(out: Record<string, unknown>, k: string, value: unknown): void {
+/** `out[k] = value` as an own property, `__proto__` included (assignment would set the prototype). */
+export function setKey(out: Record<string, unknown>, k: string, value: unknown): void {
   if (k === '__proto__') Object.defineProperty(out, k, { value, writable: true, enumerable: true, configurable: true });
   else out[k] = value;
 }

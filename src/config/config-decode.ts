@@ -18,7 +18,7 @@
  * structs come out with Go's zero values (`''`, `0`, `false`, a zeroed struct), pointers, lists and
  * maps as `undefined` when absent, so defaulters and converters see what kube's Go code sees.
  */
-import { goQuote } from '../api';
+import { goQuote, setKey, unmarshalTypeMessage } from '../api';
 import { parseGoDuration } from './go-duration';
 
 // ---- The document tree both JSON and YAML files decode into ----
@@ -138,10 +138,6 @@ export function docFromPlain(root: unknown, maxNodes: number): DocValue {
   return walk(root);
 }
 
-function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-}
 
 /** A DocValue as a plain JSON value (the last of repeated keys wins). */
 export function plainFromDoc(v: DocValue): unknown {
@@ -228,7 +224,8 @@ export const s = {
       'v1.Duration',
       (json) => {
         if (json !== null && typeof json !== 'string') {
-          throw new Error(`json: cannot unmarshal ${Array.isArray(json) ? 'array' : typeof json === 'object' ? 'object' : typeof json === 'boolean' ? 'bool' : typeof json} into Go value of type string`);
+          const kind = Array.isArray(json) ? 'array' : typeof json === 'object' ? 'object' : typeof json === 'boolean' ? 'bool' : typeof json;
+          throw new Error(unmarshalTypeMessage(kind, 'string'));
         }
         return parseGoDuration(typeof json === 'string' ? json : '');
       },
@@ -297,10 +294,7 @@ class StrictDecoder {
   /** Go's saveError of an UnmarshalTypeError: the first is kept; the value stays as it was. */
   private mismatch(value: string, n: ShapeNode, prev: unknown, fields: readonly string[], struct: string): unknown {
     if (this.typeError === undefined) {
-      this.typeError =
-        struct !== '' || fields.length
-          ? `json: cannot unmarshal ${value} into Go struct field ${struct}.${fields.join('.')} of type ${n.go}`
-          : `json: cannot unmarshal ${value} into Go value of type ${n.go}`;
+      this.typeError = unmarshalTypeMessage(value, n.go, struct !== '' || fields.length ? { struct, name: fields.join('.') } : undefined);
     }
     return prev;
   }

@@ -18,7 +18,7 @@ import * as yaml4 from 'js-yaml';
 import { parseEvents, getScalarValue, type Event, type ScalarEvent, EVENT_ALIAS, EVENT_DOCUMENT, EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, SCALAR_STYLE_PLAIN, COLLECTION_STYLE_FLOW } from 'js-yaml-5';
 import { goQuote } from '../api/go-format';
 // Aliases expand to copies, as go-yaml's do (any depth).
-import { cloneJson } from '../api/json-clone';
+import { cloneJson, setKey } from '../api/json-clone';
 
 /** A body go-yaml would not decode; `message` is go-yaml's text (`yaml: …`), bounded in length. */
 export class YamlError extends Error {
@@ -163,10 +163,6 @@ function bounded(s: string, max = 256): string {
   return s.length > max ? `${s.slice(0, max)}...` : s;
 }
 
-function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-}
 
 const yamlTag = 'tag:yaml.org,2002:';
 

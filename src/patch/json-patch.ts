@@ -8,7 +8,7 @@
  * application failure behind one generic 422, so only success/failure must match.
  */
 import { equalJson, stringifyJson } from '../api/json-clone';
-import { JsonObject, deepClone, getOwn, hasOwn, isObject, jsonKind, setOwn } from './json-value';
+import { JsonObject, deepClone, getOwn, hasOwn, isObject, jsonKind, setKey } from './json-value';
 import { badRequest, genericUnprocessable, tooManyOperations, unmarshalTypeMessage } from './patch-errors';
 
 /** patch.go maxJSONPatchOperations. */
@@ -107,7 +107,7 @@ function getIn(c: Container, key: string): unknown {
 }
 
 function addIn(c: Container, key: string, value: unknown): void {
-  if (!Array.isArray(c)) return setOwn(c, key, value);
+  if (!Array.isArray(c)) return setKey(c, key, value);
   if (key === '-') {
     c.push(value);
     return;
@@ -186,7 +186,7 @@ function applyOne(st: ApplyState, rawOp: unknown): void {
       }
       const { con, key } = target(path);
       if (Array.isArray(con)) con[existingIndex(con, key)] = value;
-      else setOwn(con, key, value); // evanphx v4: replace of a missing object key adds it
+      else setKey(con, key, value); // evanphx v4: replace of a missing object key adds it
       return;
     }
     case 'move': {

@@ -3,7 +3,7 @@
  * access that is safe for keys like `__proto__`, and Go-flavoured type names and `%v` renderings
  * that kube's patch error messages embed.
  */
-import { cloneJson } from '../api/json-clone';
+import { cloneJson, setKey } from '../api/json-clone';
 import { goSprintWith } from '../api/go-format';
 
 /** A decoded JSON object. */
@@ -24,14 +24,8 @@ export function getOwn(obj: JsonObject, key: string): unknown {
   return hasOwn(obj, key) ? obj[key] : undefined;
 }
 
-/** Sets an own, enumerable property; `__proto__` becomes a plain key rather than the prototype. */
-export function setOwn(obj: JsonObject, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[key] = value;
-  }
-}
+/** Sets an own, enumerable property; `__proto__` becomes a plain key rather than the prototype (api/json-clone). */
+export { setKey };
 
 /** A deep copy of a decoded JSON value; `undefined` stays `undefined`. */
 export const deepClone = cloneJson;

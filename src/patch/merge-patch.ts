@@ -3,7 +3,7 @@
  * pkg/endpoints/handlers/patch.go (applyJSPatch, MergePatchType).
  */
 import { Steps, runSteps } from '../api/steps';
-import { JsonObject, deepClone, hasOwn, isObject, jsonKind, setOwn } from './json-value';
+import { JsonObject, deepClone, hasOwn, isObject, jsonKind, setKey } from './json-value';
 import type { FieldValidation } from './json-patch';
 import { badRequest, unmarshalTypeMessage } from './patch-errors';
 
@@ -42,7 +42,7 @@ function pruneNulls(v: unknown): unknown {
       }
     } else {
       const o = src as JsonObject;
-      for (const k of Object.keys(o)) if (o[k] !== null) setOwn(dst as JsonObject, k, copy(o[k]));
+      for (const k of Object.keys(o)) if (o[k] !== null) setKey(dst as JsonObject, k, copy(o[k]));
     }
   }
   return root;
@@ -66,11 +66,11 @@ function* mergeInto(doc: JsonObject, patch: JsonObject, budget: { left: number }
     if (v === null) {
       delete doc[k];
     } else if (!hasOwn(doc, k) || doc[k] === null) {
-      setOwn(doc, k, pruneNulls(v));
+      setKey(doc, k, pruneNulls(v));
     } else {
       const cur = doc[k];
-      if (!isObject(cur)) setOwn(doc, k, pruneNulls(v));
-      else if (!isObject(v)) setOwn(doc, k, deepClone(v));
+      if (!isObject(cur)) setKey(doc, k, pruneNulls(v));
+      else if (!isObject(v)) setKey(doc, k, deepClone(v));
       else yield* mergeInto(cur, v, budget);
     }
   }

@@ -46,8 +46,4 @@ export function unconvertedError(message: string): ApiError {
   return new ApiError(failureStatus(500, '', message));
 }
 
-/** Go's encoding/json UnmarshalTypeError text for a value of the wrong kind. */
-export function unmarshalTypeMessage(value: string, goType: string, field?: { struct: string; name: string }): string {
-  if (field) return `json: cannot unmarshal ${value} into Go struct field ${field.struct}.${field.name} of type ${goType}`;
-  return `json: cannot unmarshal ${value} into Go value of type ${goType}`;
-}
+export { unmarshalTypeMessage } from '../api/go-json-error';

@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../api';
 import { Steps, runSteps } from '../api/steps';
-import { JsonObject, deepClone, goSprint, goTypeName, hasOwn, isObject, jsonKind, setOwn } from './json-value';
+import { JsonObject, deepClone, goSprint, goTypeName, hasOwn, isObject, jsonKind, setKey } from './json-value';
 import { badRequest, genericUnprocessable, unconvertedError, unmarshalTypeMessage } from './patch-errors';
 import { Schema, SchemaResolver, resolveSchema } from './schema';
 import {
@@ -120,7 +120,7 @@ function removeDirectives(v: unknown): [unknown, boolean] {
     } else {
       for (const k of Object.keys(c)) {
         if (isDirectiveMap(c[k])) delete c[k];
-        else setOwn(c, k, visit(c[k]));
+        else setKey(c, k, visit(c[k]));
       }
     }
   }
@@ -146,12 +146,12 @@ function discardNulls(v: unknown): void {
 /** The patch value as stored when there is nothing to merge with (absent or different type). */
 function takePatchValue(original: JsonObject, key: string, patchV: unknown): void {
   if (typeof patchV !== 'object' || patchV === null) {
-    setOwn(original, key, patchV); // a scalar: nothing to discard or remove
+    setKey(original, key, patchV); // a scalar: nothing to discard or remove
     return;
   }
   discardNulls(patchV);
   const [v, keep] = removeDirectives(patchV);
-  if (keep) setOwn(original, key, v);
+  if (keep) setKey(original, key, v);
   else delete original[key];
 }
 
@@ -337,7 +337,7 @@ function applySetElementOrder(ctx: Ctx, original: JsonObject, patch: JsonObject,
     const [inOrder, serverOnly] = partition(merged, order, meta.mergeKey);
     const kind = sliceElementKind(origArr, patchArr);
     // kube orders server-only items by the original slice, which merging may have rewritten in place
-    setOwn(original, field, normalizeElementOrder(inOrder, serverOnly, order, live.view, meta.mergeKey, kind));
+    setKey(original, field, normalizeElementOrder(inOrder, serverOnly, order, live.view, meta.mergeKey, kind));
     delete patch[field];
   }
   return found;
@@ -388,13 +388,13 @@ function* mergeMap(ctx: Ctx, original: JsonObject | null, patch: JsonObject, sch
     if (isObject(current) && isObject(patchV)) {
       const [sub, meta] = lookupForStruct(ctx, schema, key);
       const strategy = patchStrategy(meta.strategies);
-      setOwn(orig, key, strategy === 'replace' ? patchV : yield* mergeMap(ctx, current, patchV, sub));
+      setKey(orig, key, strategy === 'replace' ? patchV : yield* mergeMap(ctx, current, patchV, sub));
     } else if (Array.isArray(current) && Array.isArray(patchV)) {
       const [sub, meta] = lookupForSlice(ctx, schema, key);
       const strategy = patchStrategy(meta.strategies);
-      setOwn(orig, key, mergeSliceHandler(ctx, current, patchV, sub, strategy, meta.mergeKey, isDeleteList));
+      setKey(orig, key, mergeSliceHandler(ctx, current, patchV, sub, strategy, meta.mergeKey, isDeleteList));
     } else {
-      setOwn(orig, key, patchV);
+      setKey(orig, key, patchV);
     }
   }
   return orig;

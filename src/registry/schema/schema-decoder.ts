@@ -4,6 +4,8 @@
  * text; fields unknown to the Go struct are listed as strict-decoding paths and pruned.
  */
 import { QuantityParseError, parseQuantity, QUANTITY_FORMAT_WRONG } from '../../api/quantity';
+import { unmarshalTypeMessage } from '../../api/go-json-error';
+import { setKey } from '../../api/json-clone';
 import { DecodeNode, StructNode } from './decode-node';
 import { goBase64Decode } from './go-base64';
 import { goTimeParseError } from './go-time';
@@ -36,11 +38,6 @@ function jsonKind(v: unknown): string {
   }
 }
 
-/** `out[key] = v`, an own property even for `__proto__` (which assignment would make the prototype). */
-function setKey(out: Record<string, unknown>, key: string, v: unknown): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
-  else out[key] = v;
-}
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -96,11 +93,7 @@ class Walk {
 
   private typeError(v: unknown, goType: string, valueText?: string): void {
     const what = valueText ?? jsonKind(v);
-    if (this.goFields.length === 0) {
-      this.save(`json: cannot unmarshal ${what} into Go value of type ${goType}`);
-    } else {
-      this.save(`json: cannot unmarshal ${what} into Go struct field ${this.structName}.${this.goFields.join('.')} of type ${goType}`);
-    }
+    this.save(unmarshalTypeMessage(what, goType, this.goFields.length ? { struct: this.structName, name: this.goFields.join('.') } : undefined));
   }
 
   private value(node: DecodeNode, v: unknown): unknown {
@@ -243,7 +236,7 @@ function quantity(v: unknown): unknown {
 /** metav1.Time.UnmarshalJSON: a JSON string in RFC 3339 form. */
 function time(v: unknown): unknown {
   if (typeof v !== 'string') {
-    throw new FatalDecodeError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type string`);
+    throw new FatalDecodeError(unmarshalTypeMessage(jsonKind(v), 'string'));
   }
   const err = goTimeParseError(v);
   if (err !== undefined) throw new FatalDecodeError(err);
