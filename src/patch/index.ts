@@ -30,8 +30,13 @@ const PATCH_TYPES: readonly PatchType[] = [
  * `; charset=utf-8`) are ignored, as kube's PATCH handler strips them; matching is exact otherwise.
  */
 export function patchTypeFromContentType(ct: string): PatchType | undefined {
-  const idx = ct.indexOf(';');
-  // patch.go: `if idx := strings.Index(contentType, ";"); idx > 0 { contentType = contentType[:idx] }`
-  const media = idx > 0 ? ct.slice(0, idx) : ct;
+  const media = patchMediaType(ct);
   return PATCH_TYPES.find((t) => t === media);
+}
+
+/** A PATCH Content-Type without its parameters, as kube's handler cuts it. */
+export function patchMediaType(ct: string): string {
+  // patch.go: `if idx := strings.Index(contentType, ";"); idx > 0 { contentType = contentType[:idx] }`
+  const idx = ct.indexOf(';');
+  return idx > 0 ? ct.slice(0, idx) : ct;
 }

@@ -2,10 +2,12 @@
 import { JsonDepthError, KubeObject, errors, fieldErrors, isObject, parseJsonBounded, loopHeld, nextTurn, yieldIfBusy } from '../../api';
 import { runStepsAsync } from '../../api/steps';
 import { applyPatchSteps, patchTypeFromContentType } from '../../registry';
+import { patchMediaType } from '../../patch';
 import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { yamlUnmarshalErrors } from '../duplicate-fields';
+import { appendWarnings } from '../warnings';
 import { bodyWorkerThreshold, decodeLargeJson, decodeYamlAsync, withCloseSignal } from '../body-worker';
 import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
@@ -19,12 +21,6 @@ function cborKind(v: unknown): string {
   if (typeof v === 'string') return 'UTF-8 text string';
   if (typeof v === 'number' && Number.isInteger(v)) return v < 0 ? 'negative integer' : 'positive integer';
   return 'primitives';
-}
-
-/** The media type of a Content-Type header, parameters stripped as kube's PATCH handler does. */
-function mediaTypeOf(ct: string): string {
-  const idx = ct.indexOf(';');
-  return idx > 0 ? ct.slice(0, idx) : ct;
 }
 
 const supportedPatchTypes = [
@@ -57,7 +53,7 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   s.ctx.dryRun = parseDryRun(s, 'PatchOptions');
   // kube has no CBOR form of the non-apply patch kinds; apply-patch+cbor is served while the CBOR gate is on.
   const contentType = String(s.req.headers['content-type'] ?? '');
-  const applyCbor = !!s.cbor && mediaTypeOf(contentType) === applyCborPatchType;
+  const applyCbor = !!s.cbor && patchMediaType(contentType) === applyCborPatchType;
   const type = applyCbor ? 'application/apply-patch+yaml' : patchTypeFromContentType(contentType);
   if (!type) throw errors.unsupportedMediaType(s.cbor ? [...supportedPatchTypes, applyCborPatchType] : supportedPatchTypes);
   validateManagerParam(s, 'PatchOptions');
@@ -67,7 +63,6 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   const raw = bodyBytes.toString('utf8');
   // The body's work starts this turn's clock (api/turns.ts), so the decode and patch below are counted.
   if (loopHeld()) await nextTurn();
-  const subresource = s.info.subresource || undefined;
 
   if (applyCbor) {
     let config: unknown;
@@ -103,7 +98,6 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
     return;
   }
 
-
   if (s.query.force !== undefined) {
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
       fieldErrors.forbidden('force', 'may not be specified for non-apply patch'),
@@ -126,27 +120,52 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
       throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
     }
   }
+  await writePatched(
+    s,
+    target,
+    validation,
+    'never',
+    // (never null here: a patch does not create)
+    async (current) => runStepsAsync(applyPatchSteps(type, current as KubeObject, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation }), yieldIfBusy),
+    (current, obj) => trackUpdate(s, current, obj),
+  );
+}
+
+/**
+ * The write of every PATCH: `produce` makes the new object from the stored one (absent only when
+ * `create` is 'always': an apply creates), which is admitted (decoded into the kind per
+ * fieldValidation), checked against the URL's name, given to `track` (the field manager) and
+ * stored; the answer is 201 for a creation, else 200. Checkpoints between the stages
+ * (api/turns.ts).
+ */
+async function writePatched(
+  s: HandlerScope,
+  target: ReturnType<typeof negotiate>,
+  validation: ReturnType<typeof parseFieldValidation>,
+  create: 'always' | 'never',
+  produce: (current: KubeObject | null) => Promise<unknown>,
+  track: (current: KubeObject | null, obj: KubeObject) => KubeObject | Promise<KubeObject>,
+): Promise<void> {
   checkResponseOptions(s, target);
   if (loopHeld()) await nextTurn();
   const r = await s.store.update(
     s.ctx,
     s.info.name,
     async (current) => {
-      if (!current) throw errors.notFound(s.store.gr, s.info.name);
+      if (!current && create === 'never') throw errors.notFound(s.store.gr, s.info.name);
       // The object was just read: this turn's clock starts here.
       if (loopHeld()) await nextTurn();
-      const steps = applyPatchSteps(type, current, patch, { schemas: s.schemas, schemaName: s.store.def.schemaName, fieldValidation: validation });
-      const patched = await runStepsAsync(steps, yieldIfBusy);
+      const produced = await produce(current);
       if (loopHeld()) await nextTurn();
-      const obj = admitObject(s, patched, validation);
+      const obj = admitObject(s, produced, validation);
       checkName(s, obj);
       if (loopHeld()) await nextTurn();
-      return trackUpdate(s, current, obj);
+      return track(current, obj);
     },
-    { subresource, create: 'never' },
+    { subresource: s.info.subresource || undefined, create },
   );
   if (loopHeld()) await nextTurn();
-  writeObject(s, 200, r.object, target);
+  writeObject(s, r.created ? 201 : 200, r.object, target);
 }
 
 /**
@@ -161,31 +180,21 @@ async function applyConfiguration(
   duplicates: string[],
   validation: ReturnType<typeof parseFieldValidation>,
 ): Promise<void> {
-  const subresource = s.info.subresource || undefined;
-  checkResponseOptions(s, target);
-  if (loopHeld()) await nextTurn();
   // An apply creates the object when it does not exist (never through a subresource).
-  const r = await s.store.update(
-    s.ctx,
-    s.info.name,
+  await writePatched(
+    s,
+    target,
+    validation,
+    'always',
     async (current) => {
-      // The object was just read: this turn's clock starts here.
-      if (loopHeld()) await nextTurn();
       const applied = await serverSideApply(s, current, config);
-      if (loopHeld()) await nextTurn();
       // kube's applyPatcher: after the apply, Strict rejects and Warn reports what strict YAML decoding finds.
       if (duplicates.length && validation === 'Strict') {
         throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates)}`);
       }
-      // One by one: a body may repeat hundreds of thousands of keys (spread arguments would overflow the stack).
-      if (validation === 'Warn') for (const d of duplicates) s.ctx.warnings.push(d);
-      const obj = admitObject(s, applied, validation);
-      checkName(s, obj);
-      if (loopHeld()) await nextTurn();
-      return obj;
+      if (validation === 'Warn') appendWarnings(s.ctx.warnings, duplicates.length, (i) => duplicates[i] as string);
+      return applied;
     },
-    { subresource, create: 'always' },
+    (_current, obj) => obj,
   );
-  if (loopHeld()) await nextTurn();
-  writeObject(s, r.created ? 201 : 200, r.object, target);
 }
