@@ -27,6 +27,12 @@ export interface RequestState extends RequestContext {
   audit?: unknown;
   /** The request-timeout filter's timer while the request runs. */
   deadline?: NodeJS.Timeout;
+  /**
+   * Set when the request-timeout filter answered 504 while the handler still works: settles when
+   * the handler ends its (silenced) response. Until then the request holds its in-flight slot, as
+   * kube's handler goroutine does.
+   */
+  handlerAfterTimeout?: Promise<void>;
 }
 
 /** What holds a request's state: the response (express's, over HTTP/1.1 or HTTP/2). */

@@ -7,12 +7,11 @@ const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollecti
 export function withMaxInFlight(limits: { readOnly: number; mutating: number }): RequestHandler {
   const inFlight = { readOnly: 0, mutating: 0 };
   return (_req, res, next) => {
-    const { info, user } = requestState(res);
+    const state = requestState(res);
+    const { info, user } = state;
     if (info.verb === 'watch') return next();
     // kube: members of system:masters are never throttled.
     if (user?.groups.includes('system:masters')) return next();
-    // Already answered (the request-timeout filter's 504): nothing left to hold a slot for.
-    if (res.writableEnded) return next();
     const kind = mutating.has(info.verb) ? 'mutating' : 'readOnly';
     if (limits[kind] > 0 && inFlight[kind] >= limits[kind]) {
       res.status(429).setHeader('Retry-After', '1');
@@ -29,8 +28,17 @@ export function withMaxInFlight(limits: { readOnly: number; mutating: number }):
         inFlight[kind]--;
       }
     };
-    res.on('finish', release);
-    res.on('close', release);
+    // kube holds the slot until the handler returns: normally when the response ends; after the
+    // request-timeout filter's 504 (the handler still working), when the handler ends its own.
+    const ended = (): void => {
+      if (state.handlerAfterTimeout) void state.handlerAfterTimeout.then(release);
+      else release();
+    };
+    if (res.writableEnded) ended();
+    else {
+      res.on('finish', ended);
+      res.on('close', ended);
+    }
     next();
   };
 }

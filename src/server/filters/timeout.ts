@@ -131,12 +131,16 @@ function expire(res: Response): void {
   if (state) state.deadline = undefined;
   // The handler has answered; its last bytes are on their way (kube: the handler returned).
   if (res.writableEnded || res.destroyed) return;
-  // Whatever the handler (or a wrapper it set up) still writes fails silently from here on.
+  // Whatever the handler (or a wrapper it set up) still writes fails silently from here on; its
+  // own end of the response says when it is done (max-in-flight holds the slot until then).
   res.on('error', noop);
+  let handlerEnded = noop;
+  const handlerEnd = new Promise<void>((resolve) => (handlerEnded = resolve));
+  if (state) state.handlerAfterTimeout = handlerEnd;
   const h2 = res instanceof http2.Http2ServerResponse;
   if (res.headersSent) {
     // kube's panic(http.ErrAbortHandler): the client sees an interrupted answer.
-    silence(res);
+    silence(res, handlerEnded);
     if (h2) res.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
     else res.socket?.destroy();
     return;
@@ -158,11 +162,11 @@ function expire(res: Response): void {
     });
   }
   res.end(requestTimeoutBody);
-  silence(res);
+  silence(res, handlerEnded);
 }
 
 /** Makes every later write, header change and end of the handler a no-op (kube: ErrHandlerTimeout, an empty header map). */
-function silence(res: Response): void {
+function silence(res: Response, handlerEnded: () => void): void {
   const own = res as unknown as Record<string, unknown>;
   const self = (): Response => res;
   own.write = (...args: unknown[]) => {
@@ -171,6 +175,7 @@ function silence(res: Response): void {
   };
   own.end = (...args: unknown[]) => {
     settle(args);
+    handlerEnded();
     return res;
   };
   own.writeHead = self;

@@ -1,4 +1,8 @@
-/** The max-in-flight filter holds no slot for a request already answered (the request-timeout filter's 504). */
+/**
+ * The max-in-flight filter holds a request's slot until its handler is done, as kube's handler
+ * goroutine does — also after the request-timeout filter answered 504 while the handler works on,
+ * so `?timeout=` cannot be used to run more handlers at once than the limit.
+ */
 import { EventEmitter } from 'node:events';
 import type { NextFunction, Request, Response } from 'express';
 import { withMaxInFlight } from '../../../src/server/filters/max-in-flight';
@@ -7,20 +11,59 @@ import { requestInfoFor } from '../../../src/endpoints/request-info';
 
 function response(ended: boolean) {
   const res = Object.assign(new EventEmitter(), { writableEnded: ended, statusCode: 200, headers: {} as Record<string, string> });
-  beginRequest(res, { auditId: 'a', info: requestInfoFor('GET', '/api/v1/namespaces', false) });
-  return res as unknown as Response & EventEmitter;
+  const state = beginRequest(res, { auditId: 'a', info: requestInfoFor('GET', '/api/v1/namespaces', false) });
+  let handlerEnded = (): void => undefined;
+  const timedOut = (): void => {
+    state.handlerAfterTimeout = new Promise<void>((resolve) => (handlerEnded = resolve));
+  };
+  return { res: res as unknown as Response & EventEmitter & { status(): unknown }, timedOut, handlerEnded: () => handlerEnded() };
 }
 
-test('an answered request passes without taking the only slot; a live one takes it', () => {
+/** Runs the filter; true when the request got through (next), false when it was refused (429). */
+function admit(filter: ReturnType<typeof withMaxInFlight>, res: Response): boolean {
+  let passed = false;
+  const r = res as unknown as Record<string, unknown>;
+  r.status = () => r;
+  r.setHeader = () => r;
+  r.type = () => r;
+  r.send = () => r;
+  filter({} as Request, res, (() => (passed = true)) as NextFunction);
+  return passed;
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('a live request holds the only slot until its response closes', async () => {
   const filter = withMaxInFlight({ readOnly: 1, mutating: 1 });
-  let nexts = 0;
-  const next = (() => nexts++) as NextFunction;
-  filter({} as Request, response(true), next);
-  filter({} as Request, response(true), next);
-  const live = response(false);
-  filter({} as Request, live, next);
-  expect(nexts).toBe(3);
-  live.emit('close');
-  filter({} as Request, response(false), next);
-  expect(nexts).toBe(4);
+  const a = response(false);
+  expect(admit(filter, a.res)).toBe(true);
+  expect(admit(filter, response(false).res)).toBe(false);
+  a.res.emit('close');
+  expect(admit(filter, response(false).res)).toBe(true);
+});
+
+test('after a 504 the slot stays held until the handler ends its silenced response', async () => {
+  const filter = withMaxInFlight({ readOnly: 1, mutating: 1 });
+  const a = response(false);
+  expect(admit(filter, a.res)).toBe(true);
+  a.timedOut();
+  a.res.emit('finish');
+  a.res.emit('close');
+  await turn();
+  expect(admit(filter, response(false).res)).toBe(false);
+  a.handlerEnded();
+  await turn();
+  expect(admit(filter, response(false).res)).toBe(true);
+});
+
+test('a request timed out before this filter still takes a slot for its handler', async () => {
+  const filter = withMaxInFlight({ readOnly: 1, mutating: 1 });
+  const a = response(true);
+  a.timedOut();
+  expect(admit(filter, a.res)).toBe(true);
+  await turn();
+  expect(admit(filter, response(false).res)).toBe(false);
+  a.handlerEnded();
+  await turn();
+  expect(admit(filter, response(false).res)).toBe(true);
 });
