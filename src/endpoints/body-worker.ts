@@ -7,7 +7,7 @@
  * that runs the whole decode — tokenise, walk, depth, alias and repeated-key checks — and answers
  * with go-yaml's error text, or the value as JSON text plus the repeated keys.
  *
- * JSON: `decodeLargeJson` sends a large create, update or merge/strategic patch body to the same
+ * JSON: `decodeLargeJson` sends a large create, update or patch body (every patch type) to the same
  * threads, which parse it, list its repeated keys and cut out the fields its kind's schema does not
  * declare (registry/schema/prune-unknown.ts), so a body whose bulk is an unknown field never
  * becomes an object graph here. A body the thread cannot parse comes back undecided: the caller's
@@ -124,7 +124,11 @@ async function pruneIn(m: DecodeRequest, value: unknown): Promise<string[]> {
   if (!m.prune || value === undefined) return [];
   const { dir, schemaName, mode } = m.prune;
   let r = registries.get(dir);
-  if (!r) registries.set(dir, (r = SchemaRegistry.load(dir)));
+  if (!r) {
+    registries.set(dir, (r = SchemaRegistry.load(dir)));
+    // A load that failed is tried again by the next body, not remembered.
+    r.catch(() => registries.delete(dir));
+  }
   return (await r).pruneUnknown(schemaName, value, mode);
 }
 

@@ -2,7 +2,7 @@
 import * as yaml from 'js-yaml';
 import { YamlError } from './yaml-decode';
 import { decodeYamlAsync, type BodyDecoded, type PruneTarget } from './body-worker';
-import { errors, isApiError, isObject, parseJsonBounded, stringifyJson, summarizeData } from '../api';
+import { errors, isObject, parseJsonBounded, stringifyJson, summarizeData } from '../api';
 import { type OutputFormat, supportedMediaTypes } from './negotiation';
 
 /** The protobuf codec as the endpoints use it (storage/codec/protobuf-codec.ts implements it). */
@@ -76,7 +76,6 @@ export function decodeBodySync(
     // Go's decoder refuses nesting past 10000 levels (json-depth.ts); V8's parser would not.
     return parseJsonBounded(text);
   } catch (e) {
-    if (isApiError(e)) throw e;
     const why = `json parse error: ${(e as Error).message}`;
     throw errors.badRequest(
       `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; ${why} (${summarizeData(body)})`,

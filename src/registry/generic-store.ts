@@ -30,7 +30,7 @@ import type { AdmissionAttributes, AdmissionChain, Operation } from '../admissio
 import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
 import type { RequestContext } from './context';
 import { ListQuery, readConsistency, resolveList } from './list-options';
-import type { ResourceDefinition, Strategy } from './resource';
+import { defaultResourceSettings, type ResourceDefinition, type ResourceSettings, type Strategy } from './resource';
 
 /** kube's rest.UpdatedObjectInfo: computes the new object from the current one (null = absent). */
 export type UpdatedObjectFn = (current: KubeObject | null) => Promise<KubeObject> | KubeObject;
@@ -54,6 +54,8 @@ export interface GenericStoreDeps {
   /** etcd key prefix, e.g. /registry. */
   prefix: string;
   admission: AdmissionChain;
+  /** What declarations read when installed (default: kube's defaults). */
+  settings?: ResourceSettings;
 }
 
 /** kube retries a generateName create on name collision (RetryGenerateName). */
@@ -73,7 +75,9 @@ export class GenericStore {
     this.gr = { group: def.group, resource: def.resource };
     this.gk = { group: def.group, kind: def.kind };
     this.apiVersion = apiVersionOf(def);
-    this.ttlSeconds = typeof def.ttlSeconds === 'number' ? def.ttlSeconds : undefined;
+    // The declaration's TTL, or the server setting it names, resolved once.
+    const ttl = def.ttlSeconds;
+    this.ttlSeconds = typeof ttl === 'function' ? ttl(deps.settings ?? defaultResourceSettings) : ttl;
   }
 
   keyFor(namespace: string, name: string): string {

@@ -1,11 +1,11 @@
 /** Applies a PATCH body to the current object by patch type, with the type's schema for strategic merge. */
 import type { KubeObject } from '../api';
 import { Steps, runSteps } from '../api/steps';
-import { PatchType, applyJsonPatch, applyMergePatchSteps, applyStrategicMergePatchSteps, patchTypeFromContentType } from '../patch';
+import { PatchType, applyJsonPatch, applyMergePatchSteps, applyStrategicMergePatchSteps, patchMediaType, patchTypeFromContentType } from '../patch';
 import type { FieldValidation } from '../patch';
 import type { SchemaRegistry } from './schema';
 
-export { patchTypeFromContentType };
+export { patchMediaType, patchTypeFromContentType };
 export type { PatchType, FieldValidation };
 
 type PatchOptions = { schemas: SchemaRegistry; schemaName: string; fieldValidation: FieldValidation };

@@ -1,19 +1,9 @@
 /** The resource table: every served resource's store, found by group/version/resource; resources can be added at run time. */
-import type { AdmissionChain } from '../admission';
-import type { Storage } from '../storage';
-import { GenericStore } from './generic-store';
+import { GenericStore, type GenericStoreDeps } from './generic-store';
 import { NamespaceStore } from './namespace-store';
-import type { ResourceDefinition, ResourceSettings } from './resource';
+import type { ResourceDefinition } from './resource';
 
-export interface RegistryDeps {
-  storage: Storage;
-  prefix: string;
-  admission: AdmissionChain;
-  /** What declarations may read when installed (default: kube's defaults). */
-  settings?: ResourceSettings;
-}
-
-const defaultSettings: ResourceSettings = { eventTtlSeconds: 3600 };
+export type RegistryDeps = GenericStoreDeps;
 
 /** The stores a declaration may ask for (ResourceDefinition.store). */
 const storeVariants = { generic: GenericStore, namespace: NamespaceStore } as const;
@@ -32,10 +22,7 @@ export class Registry {
 
   /** Serves a resource from now on (built-ins at start, custom resources later). */
   add(def: ResourceDefinition): GenericStore {
-    // What the declaration leaves to the server's settings is resolved once, here.
-    const ttl = def.ttlSeconds;
-    const installed: ResourceDefinition = typeof ttl === 'function' ? { ...def, ttlSeconds: ttl(this.deps.settings ?? defaultSettings) } : def;
-    const store = new storeVariants[def.store ?? 'generic'](installed, this.deps);
+    const store = new storeVariants[def.store ?? 'generic'](def, this.deps);
     this.stores.set(keyOf(def.group, def.version, def.resource), store);
     for (const l of this.listeners) l();
     return store;

@@ -110,3 +110,6 @@ export interface ResourceSettings {
   /** `--event-ttl`, seconds. */
   eventTtlSeconds: number;
 }
+
+/** kube's defaults of the settings (a registry built without any, e.g. in tests). */
+export const defaultResourceSettings: ResourceSettings = { eventTtlSeconds: 3600 };

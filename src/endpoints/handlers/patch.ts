@@ -1,8 +1,7 @@
 /** PATCH by Content-Type: JSON patch, merge patch, strategic merge patch, and server-side apply. */
 import { JsonDepthError, KubeObject, errors, fieldErrors, isObject, parseJsonBounded, loopHeld, nextTurn, yieldIfBusy } from '../../api';
 import { runStepsAsync } from '../../api/steps';
-import { applyPatchSteps, patchTypeFromContentType } from '../../registry';
-import { patchMediaType } from '../../patch';
+import { applyPatchSteps, patchMediaType, patchTypeFromContentType } from '../../registry';
 import { readBody } from '../body';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
