@@ -1,5 +1,5 @@
 import type { Etcd3 } from 'etcd3';
-import { LeaseManager } from '../../../src/storage/etcd/lease-manager';
+import { LeaseManager } from '../../../../src/storage/etcd/lease-manager';
 
 /** A client whose leaseGrant records the TTLs asked for and answers IDs 1, 2, … (after `delay`). */
 function fakeClient(delay?: Promise<void>) {

@@ -4,12 +4,12 @@
  * schema's field names with undeclared ones (fixed seed, bounded runs), plus the cases by hand.
  */
 import fc from 'fast-check';
-import { ApiError, KubeObject } from '../../../src/api';
-import { SchemaRegistry, type PruneMode } from '../../../src/registry/schema';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../../../src/patch';
-import { typeErrorsMessage, validateValue } from '../../../src/apply/validate-config';
-import { typeOf } from '../apply/schemas';
-import { fuzzParams } from '../../fuzz/fuzz-config';
+import { ApiError, KubeObject } from '../../../../src/api';
+import { SchemaRegistry, type PruneMode } from '../../../../src/registry/schema';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../../../../src/patch';
+import { typeErrorsMessage, validateValue } from '../../../../src/apply/validate-config';
+import { typeOf } from '../../apply/schemas';
+import { fuzzParams } from '../../../fuzz/fuzz-config';
 
 const CONFIGMAP = 'io.k8s.api.core.v1.ConfigMap';
 const QUOTA = 'io.k8s.api.core.v1.ResourceQuota';

@@ -7,11 +7,11 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { withCompression } from '../../../src/server/filters/compression';
-import { withRequestInfo } from '../../../src/server/filters/request-info';
-import { isLongRunning, requestTimeoutBody, withRequestTimeout } from '../../../src/server/filters/timeout';
-import { dualProtocolListener } from '../../../src/server/http2-express';
-import { requestInfoFor } from '../../../src/endpoints/request-info';
+import { withCompression } from '../../../../src/server/filters/compression';
+import { withRequestInfo } from '../../../../src/server/filters/request-info';
+import { isLongRunning, requestTimeoutBody, withRequestTimeout } from '../../../../src/server/filters/timeout';
+import { dualProtocolListener } from '../../../../src/server/http2-express';
+import { requestInfoFor } from '../../../../src/endpoints/request-info';
 
 const TIMEOUT_MS = 150;
 const kubeTimeout = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';

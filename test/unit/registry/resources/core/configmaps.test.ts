@@ -1,6 +1,6 @@
 /** ConfigMap strategy: ValidateConfigMap / ValidateConfigMapUpdate messages (kube-facts §1.6, §4). */
-import { fieldErrorString, KubeObject } from '../../../src/api';
-import { validateConfigMap, validateConfigMapUpdate } from '../../../src/registry/resources/core/configmaps';
+import { fieldErrorString, KubeObject } from '../../../../../src/api';
+import { validateConfigMap, validateConfigMapUpdate } from '../../../../../src/registry/resources/core/configmaps';
 
 const cm = (extra: Partial<KubeObject> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, ...extra }) as KubeObject;
 

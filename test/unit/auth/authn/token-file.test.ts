@@ -1,4 +1,4 @@
-import { ApiError } from '../../../src/api';
+import { ApiError } from '../../../../src/api';
 import {
   addAuthenticatedGroup,
   bearerToken,
@@ -10,7 +10,7 @@ import {
   TokenFileError,
   UserInfo,
   withAuthenticatedGroup,
-} from '../../../src/auth';
+} from '../../../../src/auth';
 
 const P = '/etc/tokens.csv';
 

@@ -1,6 +1,6 @@
 /** Secret strategy: stringData merge, ValidateSecret / ValidateSecretUpdate messages (kube-facts §1.6, §4). */
-import { fieldErrorString, KubeObject, RequestContext } from '../../../src/api';
-import { secrets, validateSecret, validateSecretUpdate } from '../../../src/registry/resources/core/secrets';
+import { fieldErrorString, KubeObject, RequestContext } from '../../../../../src/api';
+import { secrets, validateSecret, validateSecretUpdate } from '../../../../../src/registry/resources/core/secrets';
 
 const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
 const b64 = (s: string) => Buffer.from(s).toString('base64');

@@ -1,6 +1,6 @@
 /** The decode walk at 10000 levels: typed fields give type errors, unknown fields are pruned unwalked. */
-import { ApiError } from '../../../src/api';
-import { SchemaRegistry } from '../../../src/registry/schema';
+import { ApiError } from '../../../../src/api';
+import { SchemaRegistry } from '../../../../src/registry/schema';
 
 const D = 10000;
 const arr = (d: number): unknown => JSON.parse('['.repeat(d) + ']'.repeat(d));

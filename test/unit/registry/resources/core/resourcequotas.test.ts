@@ -1,7 +1,7 @@
 /** ResourceQuota strategy: validation messages and canonical quantities (kube-facts §5, §6). */
-import { fieldErrorString, KubeObject, RequestContext } from '../../../src/api';
-import { resourcequotas } from '../../../src/registry/resources/core/resourcequotas';
-import { QuotaSpec, isIntegerResourceName, validateQuota, validateQuotaUpdate } from '../../../src/registry/resources/core/quota-validation';
+import { fieldErrorString, KubeObject, RequestContext } from '../../../../../src/api';
+import { resourcequotas } from '../../../../../src/registry/resources/core/resourcequotas';
+import { QuotaSpec, isIntegerResourceName, validateQuota, validateQuotaUpdate } from '../../../../../src/registry/resources/core/quota-validation';
 
 const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
 const quota = (spec: QuotaSpec, status?: unknown): KubeObject =>

@@ -1,7 +1,7 @@
 import { GRPCOutOfRangeError } from 'etcd3';
-import { toStorageError } from '../../../src/storage/etcd/etcd-errors';
-import { StorageError } from '../../../src/storage';
-import { ApiError } from '../../../src/api';
+import { toStorageError } from '../../../../src/storage/etcd/etcd-errors';
+import { StorageError } from '../../../../src/storage';
+import { ApiError } from '../../../../src/api';
 
 describe('toStorageError: etcd3 client errors as StorageErrors', () => {
   test("etcd's ErrFutureRev is FutureRevision carrying etcd's own text (as Go's client reports it), not TooLargeResourceVersion", () => {

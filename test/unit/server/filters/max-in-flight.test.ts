@@ -5,9 +5,9 @@
  */
 import { EventEmitter } from 'node:events';
 import type { NextFunction, Request, Response } from 'express';
-import { withMaxInFlight } from '../../../src/server/filters/max-in-flight';
-import { beginRequest } from '../../../src/endpoints/request-state';
-import { requestInfoFor } from '../../../src/endpoints/request-info';
+import { withMaxInFlight } from '../../../../src/server/filters/max-in-flight';
+import { beginRequest } from '../../../../src/endpoints/request-state';
+import { requestInfoFor } from '../../../../src/endpoints/request-info';
 
 function response(ended: boolean) {
   const res = Object.assign(new EventEmitter(), { writableEnded: ended, statusCode: 200, headers: {} as Record<string, string> });

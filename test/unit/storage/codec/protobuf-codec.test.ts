@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { ApiError } from '../../../src/api';
-import { ProtobufCodec, PROTOBUF_MAGIC } from '../../../src/storage/codec/protobuf-codec';
+import { ApiError } from '../../../../src/api';
+import { ProtobufCodec, PROTOBUF_MAGIC } from '../../../../src/storage/codec/protobuf-codec';
 
 // ---- a tiny independent protobuf writer, to build expected bytes by hand from the .proto ----
 const varint = (n: number | bigint): number[] => {
@@ -493,7 +493,7 @@ describe('encode errors', () => {
 
 describe('load', () => {
   test('an explicit proto directory works; a missing one rejects', async () => {
-    const dir = path.join(__dirname, '..', '..', '..', 'proto');
+    const dir = path.join(__dirname, '..', '..', '..', '..', 'proto');
     const c = await ProtobufCodec.load(dir);
     expect(c.decode(KUBECTL_CREATE_NAMESPACE).kind).toBe('Namespace');
     await expect(ProtobufCodec.load(path.join(dir, 'does-not-exist'))).rejects.toThrow();

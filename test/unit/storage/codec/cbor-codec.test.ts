@@ -4,7 +4,7 @@
  * map keys as byte strings, major type 2), plus kube's options: self-described tag 55799, shortest
  * float16, bytewise-lexical key order, tag 22 for []byte, and its decode-mode rejections.
  */
-import { CBOR_SELF_DESCRIBED, CborCodec, CborDecodeError, byteFieldPaths, decodeCbor, toFloat16Bits } from '../../../src/storage/codec/cbor-codec';
+import { CBOR_SELF_DESCRIBED, CborCodec, CborDecodeError, byteFieldPaths, decodeCbor, toFloat16Bits } from '../../../../src/storage/codec/cbor-codec';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const plain = new CborCodec();

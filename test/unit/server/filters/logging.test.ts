@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import winston from 'winston';
-import { withLogging } from '../../../src/server/filters/logging';
-import { beginRequest } from '../../../src/endpoints/request-state';
-import { requestInfoFor } from '../../../src/endpoints/request-info';
+import { withLogging } from '../../../../src/server/filters/logging';
+import { beginRequest } from '../../../../src/endpoints/request-state';
+import { requestInfoFor } from '../../../../src/endpoints/request-info';
 
 function run(level: string): { lines: Array<Record<string, unknown>>; finishListeners: number } {
   const lines: Array<Record<string, unknown>> = [];

@@ -1,5 +1,5 @@
 import * as protobuf from 'protobufjs';
-import { ProtoWriter } from '../../../src/storage/codec/proto-writer';
+import { ProtoWriter } from '../../../../src/storage/codec/proto-writer';
 
 /** Drives ProtoWriter and protobufjs's Writer (an independent implementation) with the same ops. */
 type Op = (w: ProtoWriter, p: protobuf.Writer) => void;

@@ -1,6 +1,6 @@
 /** ResourceQuota admission (kube-facts §1.7, §6): matching, messages, charging, CAS retries, dry-run. */
-import { ApiError, errors, KubeObject, RequestContext } from '../../../src/api';
-import { AdmissionAttributes, checkRequest, objectCountResourceNames, QuotaAccessor, resourceQuota } from '../../../src/admission';
+import { ApiError, errors, KubeObject, RequestContext } from '../../../../src/api';
+import { AdmissionAttributes, checkRequest, objectCountResourceNames, QuotaAccessor, resourceQuota } from '../../../../src/admission';
 
 const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
 const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({

@@ -1,5 +1,5 @@
-import { ApiError } from '../../../src/api';
-import { SchemaRegistry } from '../../../src/registry/schema';
+import { ApiError } from '../../../../src/api';
+import { SchemaRegistry } from '../../../../src/registry/schema';
 
 const SECRET = 'io.k8s.api.core.v1.Secret';
 const CONFIGMAP = 'io.k8s.api.core.v1.ConfigMap';
@@ -239,7 +239,7 @@ describe('registry lookups', () => {
     expect(reg.names()).toContain('io.k8s.apimachinery.pkg.api.resource.Quantity');
   });
   test('the resolver is usable where the patch module expects its SchemaResolver', () => {
-    const r: import('../../../src/patch/schema').SchemaResolver = reg.resolve;
+    const r: import('../../../../src/patch/schema').SchemaResolver = reg.resolve;
     expect(r('#/components/schemas/' + SECRET)?.properties?.data).toBeDefined();
   });
   test('a dangling $ref or a duplicate schema is rejected at load', () => {

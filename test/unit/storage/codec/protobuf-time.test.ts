@@ -1,9 +1,9 @@
 import * as protobuf from 'protobufjs';
-import { ProtoWriter } from '../../../src/storage/codec/proto-writer';
-import { readMessage } from '../../../src/storage/codec/proto-json-reader';
-import { writeMessage } from '../../../src/storage/codec/proto-json-writer';
-import { ProtobufSchema } from '../../../src/storage/codec/protobuf-schema';
-import { formatRfc3339, GO_ZERO_TIME_SECONDS, isZeroTime, parseRfc3339 } from '../../../src/storage/codec/protobuf-time';
+import { ProtoWriter } from '../../../../src/storage/codec/proto-writer';
+import { readMessage } from '../../../../src/storage/codec/proto-json-reader';
+import { writeMessage } from '../../../../src/storage/codec/proto-json-writer';
+import { ProtobufSchema } from '../../../../src/storage/codec/protobuf-schema';
+import { formatRfc3339, GO_ZERO_TIME_SECONDS, isZeroTime, parseRfc3339 } from '../../../../src/storage/codec/protobuf-time';
 
 describe('parseRfc3339', () => {
   test.each<[string, { seconds: number; nanos: number } | null]>([

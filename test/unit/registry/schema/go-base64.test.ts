@@ -1,4 +1,4 @@
-import { goBase64Decode } from '../../../src/registry/schema/go-base64';
+import { goBase64Decode } from '../../../../src/registry/schema/go-base64';
 
 describe('goBase64Decode (Go base64.StdEncoding.DecodeString)', () => {
   test.each([
