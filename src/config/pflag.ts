@@ -1,9 +1,13 @@
 /**
  * A small spf13/pflag look-alike: parses `--name=value`, `--name value`, bool `--flag`, shorthand
- * clusters (`-hv3`, `-v=3`, `-v 3`) and `--`, with pflag's error wording, plus Go's strconv parsers
- * the value setters need. The flag table itself lives with its command (flags.ts).
+ * clusters (`-hv3`, `-v=3`, `-v 3`) and `--`, with pflag's error wording, plus the Go parsers the
+ * value setters need (strconv, time.ParseDuration, net.ParseIP) and component-base's sectioned
+ * usage (cliflag.PrintSections). The flags themselves are declared by the options groups
+ * (options/), composed by their command (flags.ts).
  */
+import { isIP } from 'node:net';
 import { goQuote } from '../api';
+import { parseGoDuration } from './go-duration';
 
 /** A bad command line; the message is one line in pflag's wording. */
 export class FlagError extends Error {
@@ -21,8 +25,11 @@ export class FlagValueError extends Error {
   }
 }
 
-/** One flag of a table; `set` stores a value into the command's state T or throws FlagValueError. */
-export interface FlagSpec<T> {
+/**
+ * One flag, bound to where its value goes (pflag's Flag with its Value): `set` stores a value into
+ * the options that declared it, or throws FlagValueError.
+ */
+export interface FlagSpec {
   name: string;
   shorthand?: string;
   /** Type name shown in usage, as pflag shows it ('' for bool). */
@@ -33,7 +40,7 @@ export interface FlagSpec<T> {
   help: string;
   /** Bool flags take no separate argument (pflag's NoOptDefVal "true"). */
   isBool?: boolean;
-  set(state: T, value: string): void;
+  set(value: string): void;
 }
 
 /** Go's strconv.ParseBool. Throws FlagValueError. */
@@ -83,9 +90,9 @@ export function parseGoInt(s: string, base: 0 | 10, bits: 32 | 64): number {
 /** kube's cliflag.WordSepNormalizeFunc: `--secure_port` is `--secure-port`. */
 const normalizeName = (name: string): string => name.replace(/_/g, '-');
 
-function applyValue<T>(state: T, spec: FlagSpec<T>, value: string): void {
+function applyValue(spec: FlagSpec, value: string): void {
   try {
-    spec.set(state, value);
+    spec.set(value);
   } catch (e) {
     if (!(e instanceof FlagValueError)) throw e;
     const shown = spec.shorthand ? `-${spec.shorthand}, --${spec.name}` : `--${spec.name}`;
@@ -94,12 +101,22 @@ function applyValue<T>(state: T, spec: FlagSpec<T>, value: string): void {
 }
 
 /**
- * Parses argv (without node and script) into `state` left to right as pflag does, stopping at the
- * first error (FlagError). Returns the positional arguments (including everything after `--`).
+ * Parses argv (without node and script) left to right as pflag does, each value set through its
+ * flag, stopping at the first error (FlagError). Returns the positional arguments (including
+ * everything after `--`). Two flags with one name or shorthand are a programming error (pflag panics).
  */
-export function parseArgs<T>(specs: readonly FlagSpec<T>[], state: T, argv: readonly string[]): string[] {
-  const byName = new Map(specs.map((f) => [f.name, f]));
-  const byShorthand = new Map(specs.filter((f) => f.shorthand).map((f) => [f.shorthand as string, f]));
+export function parseArgs(specs: readonly FlagSpec[], argv: readonly string[]): string[] {
+  const byName = new Map<string, FlagSpec>();
+  const byShorthand = new Map<string, FlagSpec>();
+  for (const f of specs) {
+    if (byName.has(f.name)) throw new Error(`flag redefined: ${f.name}`);
+    byName.set(f.name, f);
+    if (f.shorthand === undefined) continue;
+    if (byShorthand.has(f.shorthand)) {
+      throw new Error(`shorthand -${f.shorthand} redefined: already used for --${byShorthand.get(f.shorthand)?.name ?? ''}`);
+    }
+    byShorthand.set(f.shorthand, f);
+  }
   const positional: string[] = [];
   let i = 0;
   while (i < argv.length) {
@@ -125,7 +142,7 @@ export function parseArgs<T>(specs: readonly FlagSpec<T>[], state: T, argv: read
       // pflag takes the next argument as the value even when it looks like a flag.
       else if (i < argv.length) value = argv[i++] as string;
       else throw new FlagError(`flag needs an argument: ${s}`);
-      applyValue(state, spec, value);
+      applyValue(spec, value);
       continue;
     }
     let shorts = s.slice(1);
@@ -149,14 +166,14 @@ export function parseArgs<T>(specs: readonly FlagSpec<T>[], state: T, argv: read
       } else {
         throw new FlagError(`flag needs an argument: '${c}' in -${shorts}`);
       }
-      applyValue(state, spec, value);
+      applyValue(spec, value);
     }
   }
   return positional;
 }
 
 /** pflag's FlagUsages: one line per flag, sorted by name, help aligned, `(default …)` when not zero. */
-export function flagUsages<T>(specs: readonly FlagSpec<T>[]): string {
+export function flagUsages(specs: readonly FlagSpec[]): string {
   const rows = [...specs]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((f) => {
@@ -168,4 +185,39 @@ export function flagUsages<T>(specs: readonly FlagSpec<T>[]): string {
     });
   const width = Math.max(0, ...rows.map((r) => r.left.length));
   return rows.map((r) => `${r.left.padEnd(width)}   ${r.right}\n`).join('');
+}
+
+/** A named flag set (component-base's NamedFlagSets entry): its flags print under `<Name> flags:`. */
+export interface FlagSection {
+  /** The set's name as kube spells it (`generic`, `secure serving`, `API enablement`). */
+  name: string;
+  flags: readonly FlagSpec[];
+}
+
+/**
+ * cliflag.PrintSections with no wrapping (kube wraps only at a terminal's width): each section that
+ * has flags, in the given order, as `\n<Name> flags:\n\n` and its flags as pflag lists them
+ * (sorted by name, help aligned within the section).
+ */
+export function printSections(sections: readonly FlagSection[]): string {
+  return sections
+    .filter((s) => s.flags.length > 0)
+    .map((s) => `\n${s.name.slice(0, 1).toUpperCase()}${s.name.slice(1)} flags:\n\n${flagUsages(s.flags)}`)
+    .join('');
+}
+
+/** pflag's duration value: Go's time.ParseDuration, in milliseconds. */
+export function parseDurationValue(s: string): number {
+  try {
+    return parseGoDuration(s);
+  } catch (e) {
+    throw new FlagValueError((e as Error).message);
+  }
+}
+
+/** pflag's IP value: net.ParseIP of the trimmed text. */
+export function parseIpValue(s: string): string {
+  const ip = s.trim();
+  if (ip.includes('%') || isIP(ip) === 0) throw new FlagValueError(`failed to parse IP: ${goQuote(s)}`);
+  return ip;
 }

@@ -78,6 +78,19 @@ test('--etcd-servers uses an external etcd and --token-auth-file adds users', as
   }
 });
 
+test('--help prints the flags grouped in sections as kube-apiserver does, and exits 0', async () => {
+  const h = await runBinary(['--help']);
+  expect(h.code).toBe(0);
+  expect(h.stderr).toBe('');
+  expect(h.stdout).toMatch(/^platform-apiserver .*\n\nUsage:\n {2}platform-apiserver \[flags\]\n\nGeneric flags:\n\n/s);
+  const sections = h.stdout.match(/^\S.* flags:$/gm);
+  expect(sections).toEqual([
+    'Generic flags:', 'Etcd flags:', 'Secure serving flags:', 'Authentication flags:', 'API enablement flags:',
+    'Logs flags:', 'Misc flags:', 'Standalone flags:', 'Global flags:',
+  ]);
+  expect(h.stdout.endsWith('\nGlobal flags:\n\n  -h, --help   help for platform-apiserver\n')).toBe(true);
+});
+
 test('clear errors: unknown flag, port in use (embedded etcd stopped again), unreachable etcd', async () => {
   const flag = await runBinary(['--bogus']);
   expect(flag.code).toBe(1);

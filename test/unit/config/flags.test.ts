@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { FlagError, formatGoDuration, parseFlags, parseGoDuration, parseGoDurationNanos, usage } from '../../../src/config';
+import { aggregateMessage, FlagError, formatGoDuration, help, parseFlags, parseGoDuration, parseGoDurationNanos, usage } from '../../../src/config';
 
 const cwd = '/srv/apiserver';
 const parse = (...argv: string[]) => parseFlags(argv, { cwd });
@@ -253,13 +253,81 @@ describe('usage', () => {
       expect(text).toMatch(line);
     }
   });
-  it('sorts flags by name like pflag', () => {
-    const names = text
-      .split('\n')
-      .map((l) => /^\s+(?:-\w, )?--([a-z-]+)/.exec(l)?.[1])
-      .filter((n): n is string => n !== undefined);
-    expect(names).toHaveLength(25);
-    expect(names).toEqual([...names].sort());
+  it('groups flags in sections as kube-apiserver does, each sorted by name like pflag', () => {
+    const sections = text.split(/\n(?=[A-Z][A-Za-z ]* flags:\n)/);
+    expect(sections[0]).toBe('Usage:\n  platform-apiserver [flags]\n');
+    const byName = new Map(
+      sections.slice(1).map((s) => {
+        const [title = '', blank, ...lines] = s.split('\n');
+        expect(blank).toBe('');
+        const names = lines.filter((l) => l !== '').map((l) => /^\s+(?:-\w, )?--([a-z0-9-]+)/.exec(l)?.[1]);
+        return [title, names] as const;
+      }),
+    );
+    // kube-apiserver v1.32's section order; sections without flags (auditing, features, authorization,
+    // admission, metrics) are not printed. "Standalone" is ours.
+    expect([...byName.keys()]).toEqual([
+      'Generic flags:',
+      'Etcd flags:',
+      'Secure serving flags:',
+      'Authentication flags:',
+      'API enablement flags:',
+      'Logs flags:',
+      'Misc flags:',
+      'Standalone flags:',
+      'Global flags:',
+    ]);
+    expect(Object.fromEntries(byName)).toEqual({
+      'Generic flags:': ['feature-gates', 'max-mutating-requests-inflight', 'max-requests-inflight', 'request-timeout'],
+      'Etcd flags:': ['etcd-cafile', 'etcd-certfile', 'etcd-compaction-interval', 'etcd-keyfile', 'etcd-prefix', 'etcd-servers', 'watch-cache'],
+      'Secure serving flags:': [
+        'bind-address',
+        'cert-dir',
+        'disable-http2-serving',
+        'http2-max-streams-per-connection',
+        'secure-port',
+        'tls-cert-file',
+        'tls-private-key-file',
+      ],
+      'Authentication flags:': ['token-auth-file'],
+      'API enablement flags:': ['runtime-config'],
+      'Logs flags:': ['v'],
+      'Misc flags:': ['event-ttl'],
+      'Standalone flags:': ['data-dir', 'write-kubeconfig'],
+      'Global flags:': ['help'],
+    });
+  });
+
+  it('aligns help within each section (pflag aligns per flag set)', () => {
+    expect(text).toContain('\nLogs flags:\n\n  -v, --v Level   number for the log level verbosity\n');
+    expect(text).toContain('\nMisc flags:\n\n      --event-ttl duration   Amount of time to retain events. (default 1h0m0s)\n');
+    expect(text).toMatch(/\nGlobal flags:\n\n {2}-h, --help {3}help for platform-apiserver\n$/);
+  });
+
+  it('--help prints a description, a blank line, then the usage (cobra\'s help)', () => {
+    const h = help();
+    expect(h.endsWith(`\n\n${text}`)).toBe(true);
+    expect(h.startsWith('platform-apiserver ')).toBe(true);
+  });
+});
+
+describe('validation errors together (kube aggregates them)', () => {
+  it('reports every problem at once, in group order', () => {
+    expect(failure('--event-ttl=0', '--secure-port=70000', '--max-requests-inflight=-1', '--etcd-certfile=c')).toBe(
+      '[--max-requests-inflight can not be negative value, --etcd-certfile and --etcd-keyfile must be specified together, ' +
+        '--secure-port 70000 must be between 0 and 65535, inclusive. 0 picks a free port, --event-ttl must be greater than 0]',
+    );
+  });
+
+  it('formats like utilerrors.NewAggregate: one message alone, repeats once', () => {
+    expect(aggregateMessage(['a'])).toBe('a');
+    expect(aggregateMessage(['a', 'b', 'a'])).toBe('[a, b]');
+    expect(aggregateMessage(['a', 'a'])).toBe('a');
+  });
+
+  it('lets empty positional arguments through, as kube-apiserver\'s Args check does', () => {
+    expect(parse('').help).toBe(false);
+    expect(failure('', 'x')).toBe('"platform-apiserver" does not take any arguments, got ["" "x"]');
   });
 });
 

@@ -1,0 +1,45 @@
+/**
+ * Ours, not kube's: what running on its own needs (an embedded etcd, generated certificates and
+ * tokens, an admin kubeconfig), all kept under one data directory. Printed under "Standalone flags:".
+ */
+import * as path from 'node:path';
+import type { FlagSpec } from '../pflag';
+import { FlagValueError } from '../pflag';
+import type { ServerConfig } from '../server-config';
+import type { ApplyContext, OptionsGroup } from './group';
+
+export class StandaloneOptions implements OptionsGroup {
+  readonly section = 'standalone';
+  /** Relative to the working directory; parseFlags resolves it into ApplyContext.dataDir. */
+  dataDir = './.data';
+  /** undefined → `<data-dir>/admin.kubeconfig`; '' → write none. */
+  writeKubeconfig: string | undefined = undefined;
+
+  flags(): FlagSpec[] {
+    return [
+      {
+        name: 'data-dir', typeName: 'string', defaultText: './.data', quoteDefault: true,
+        help: 'The directory holding the embedded etcd data, generated certificates, the admin kubeconfig and generated tokens.',
+        set: (v) => {
+          if (v === '') throw new FlagValueError('must not be empty');
+          this.dataDir = v;
+        },
+      },
+      {
+        name: 'write-kubeconfig', typeName: 'string', defaultText: '',
+        help: 'Where to write an admin kubeconfig for this server (default <data-dir>/admin.kubeconfig); empty writes none.',
+        set: (v) => { this.writeKubeconfig = v; },
+      },
+    ];
+  }
+
+  validate(): string[] {
+    return [];
+  }
+
+  applyTo(config: Pick<ServerConfig, 'dataDir' | 'writeKubeconfig'>, ctx: ApplyContext): void {
+    config.dataDir = ctx.dataDir;
+    config.writeKubeconfig =
+      this.writeKubeconfig === undefined ? path.join(ctx.dataDir, 'admin.kubeconfig') : ctx.optionalPath(this.writeKubeconfig);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The resolved server settings: what parseFlags returns and main.ts wires up. Each options group
+ * (options/) fills its own fields in its applyTo.
+ */
+
+/** Every server setting, defaults applied and paths absolute. */
+export interface ServerConfig {
+  /** `--help`/`-h` was given: print help() and exit 0; other fields hold defaults and are not validated. */
+  help: boolean;
+  /** `--etcd-servers`; empty → start an embedded etcd under dataDir. */
+  etcdServers: string[];
+  /** `--etcd-prefix`, trailing slashes removed (default `/registry`). */
+  etcdPrefix: string;
+  etcdCaFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
+  /** `--etcd-compaction-interval` in ms (default 5m); 0 disables compaction. */
+  etcdCompactionIntervalMs: number;
+  /** `--event-ttl` in whole seconds (default 1h): how long an event lives after its last write. */
+  eventTtlSeconds: number;
+  /** `--data-dir` (default `./.data`): embedded etcd data, certs, kubeconfig, generated tokens. */
+  dataDir: string;
+  /** `--bind-address` (default `0.0.0.0`). */
+  bindAddress: string;
+  /** `--secure-port` (default 6443); 0 picks a free port. */
+  securePort: number;
+  /** `--cert-dir` (default `<dataDir>/pki`). */
+  certDir: string;
+  /** `--tls-cert-file` / `--tls-private-key-file`: both or neither. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** `--write-kubeconfig` (default `<dataDir>/admin.kubeconfig`); undefined when given as empty (write none). */
+  writeKubeconfig?: string;
+  /** `--token-auth-file`: kube's static token CSV. */
+  tokenAuthFile?: string;
+  /** `--feature-gates`, parsed (gate names are validated elsewhere). */
+  featureGates: Map<string, boolean>;
+  /** `--runtime-config`, parsed (`key=value`; a bare key maps to ''). */
+  runtimeConfig: Map<string, string>;
+  /** `--watch-cache` (default true). */
+  watchCache: boolean;
+  /**
+   * `--request-timeout` in ms (default 1m0s): the deadline of every request that is not long-running,
+   * and so (main.ts) the bound on reading a request's body.
+   */
+  requestTimeoutMs: number;
+  /** `--max-requests-inflight` (default 400; 0 = no limit). */
+  maxRequestsInflight: number;
+  /** `--max-mutating-requests-inflight` (default 200; 0 = no limit). */
+  maxMutatingRequestsInflight: number;
+  /** `-v`/`--v` log verbosity (default 0). */
+  verbosity: number;
+  /** `--http2-max-streams-per-connection` (default 1000, kube-apiserver's; 0 or less = kube's fallback, 100). */
+  http2MaxStreamsPerConnection: number;
+  /** `--disable-http2-serving` (default false): ALPN offers http/1.1 only. */
+  disableHttp2Serving: boolean;
+}
