@@ -9,17 +9,17 @@ import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { startBinary, RunningBinary } from '../support/binary';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
+import { useTestEtcd } from '../support/server-fixture';
+import { namespace } from '../support/factories';
 
-let etcd: TestEtcd;
+// The servers here are the built binary, started and killed by the tests themselves.
+const etcd = useTestEtcd();
 let dir: string;
 beforeAll(async () => {
-  etcd = await startTestEtcd();
   dir = await mkdtemp(path.join(os.tmpdir(), 'papi-crash-'));
 });
 afterAll(async () => {
-  await etcd?.stop();
-  await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 interface Client {
@@ -54,7 +54,7 @@ test('every acknowledged create survives kill -9 of the server under a 16-writer
   const args = [`--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1', `--etcd-servers=${etcd.endpoints.join(',')}`];
   const first = await startBinary(args);
   const c1 = await clientFor(first, dataDir);
-  expect((await c1.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'crash' } })).status).toBe(201);
+  expect((await c1.request('POST', '/api/v1/namespaces', namespace('crash'))).status).toBe(201);
 
   const acknowledged = new Map<string, string>();
   let killed = false;

@@ -3,28 +3,24 @@
  * fails only its request with a 500, and the server goes on serving — the next large body gets a
  * fresh thread.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { namespace } from '../support/factories';
+import { useTestServer } from '../support/server-fixture';
 import { stopBodyWorkers, bodyWorkerInternals, bodyWorkerLimits, bodyWorkerThreshold } from '../../src/endpoints/body-worker';
 
-let etcd: TestEtcd;
-let srv: TestServer;
 const ns = 'body-worker';
 const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
 const yamlHeaders = { 'content-type': 'application/yaml' };
 const saved = { ...bodyWorkerLimits };
 
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-  const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
-  expect(r.status).toBe(201);
+const { srv } = useTestServer({
+  beforeStop: async () => {
+    Object.assign(bodyWorkerLimits, saved);
+    await stopBodyWorkers();
+  },
 });
-afterAll(async () => {
-  Object.assign(bodyWorkerLimits, saved);
-  await stopBodyWorkers();
-  await srv?.stop();
-  await etcd?.stop();
+beforeAll(async () => {
+  const r = await srv.request('POST', '/api/v1/namespaces', { body: namespace(ns) });
+  expect(r.status).toBe(201);
 });
 
 /** A ConfigMap of about `size` characters: worker-sized when size ≥ the threshold. */

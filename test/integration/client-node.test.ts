@@ -1,30 +1,23 @@
 /** @kubernetes/client-node 1.4 against the real server and a real etcd: CRUD, errors, an informer. */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
+import { until } from '../support/until';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
 type K8s = typeof K8sModule;
 type V1Secret = K8sModule.V1Secret;
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 let k8s: K8s;
 let core: K8sModule.CoreV1Api;
 let kc: K8sModule.KubeConfig;
 
 beforeAll(async () => {
   k8s = await import('@kubernetes/client-node');
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   kc = new k8s.KubeConfig();
   kc.loadFromFile(srv.kubeconfig);
   core = kc.makeApiClient(k8s.CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: 'cn' } } });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 const mergePatch = () => k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -185,27 +178,24 @@ describe('informer', () => {
 
     const informer = k8s.makeInformer<V1Secret>(kc, '/api/v1/namespaces/inf/secrets', () => core.listNamespacedSecret({ namespace: 'inf' }));
     const seen: string[] = [];
-    const waiters: Array<{ want: string; resolve: () => void }> = [];
+    let recorded = (): void => undefined;
     const record = (verb: string) => (obj: V1Secret) => {
-      const key = `${verb} ${obj.metadata?.name} ${obj.metadata?.resourceVersion}`;
-      seen.push(key);
-      for (const w of waiters.splice(0)) {
-        if (key.startsWith(w.want)) w.resolve();
-        else waiters.push(w);
-      }
+      seen.push(`${verb} ${obj.metadata?.name} ${obj.metadata?.resourceVersion}`);
+      recorded();
     };
     const errors: unknown[] = [];
     informer.on('add', record('add'));
     informer.on('update', record('update'));
     informer.on('delete', record('delete'));
     informer.on('error', (e) => errors.push(e));
-    const expectEvent = (want: string): Promise<void> => {
-      if (seen.some((s) => s.startsWith(want))) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`informer: no "${want}" event; saw ${JSON.stringify(seen)}`)), 5000);
-        waiters.push({ want, resolve: () => (clearTimeout(t), resolve()) });
+    const expectEvent = (want: string) =>
+      until(() => `the informer's "${want}" event; saw ${JSON.stringify(seen)}`, () => seen.some((s) => s.startsWith(want)), {
+        timeoutMs: 5000,
+        wakeOn: (wake) => {
+          recorded = wake;
+          return () => (recorded = () => undefined);
+        },
       });
-    };
 
     await informer.start();
     try {

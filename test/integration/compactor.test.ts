@@ -1,20 +1,19 @@
 /** kube's compactor on a real etcd: one compaction per interval across replicas, one interval behind. */
 import { Compactor, EtcdStore } from '../../src/storage';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
+import { useTestEtcd } from '../support/server-fixture';
 
-let etcd: TestEtcd;
 let a: EtcdStore;
 let b: EtcdStore;
 
-beforeAll(async () => {
-  etcd = await startTestEtcd();
+const etcd = useTestEtcd({
+  beforeStop: async () => {
+    await a?.close();
+    await b?.close();
+  },
+});
+beforeAll(() => {
   a = new EtcdStore({ endpoints: etcd.endpoints });
   b = new EtcdStore({ endpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await etcd?.stop();
 });
 
 async function isCompacted(store: EtcdStore, revision: bigint): Promise<boolean> {

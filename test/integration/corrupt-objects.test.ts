@@ -5,25 +5,19 @@
  * lists, deletes and watches that meet the value fail with kube's Status; with the gate on,
  * DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential deletes it, and only it.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
-import { openWatch } from '../support/watch-stream';
+import type { TestServer } from '../support/api-server';
+import { namespace as ns } from '../support/factories';
 import { cause, failure } from '../support/kube-status';
+import { useTestEtcd, useTestServer } from '../support/server-fixture';
+import { openWatch } from '../support/watch-stream';
 import type { Authorizer } from '../../src/auth';
 
-let etcd: TestEtcd;
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-});
-afterAll(async () => {
-  await etcd?.stop();
-});
+const etcd = useTestEtcd();
 
 const garbage = 'garbage{{';
 /** What kube's json serializer says of the bytes above. */
 const decodeError = `couldn't get version/kind; json parse error: invalid character 'g' looking for beginning of value`;
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' } });
-const ns = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
 async function setUp(srv: TestServer, namespace: string): Promise<void> {
   for (const n of [namespace, `${namespace}-other`]) expect((await srv.request('POST', '/api/v1/namespaces', { body: ns(n) })).status).toBe(201);
@@ -44,16 +38,12 @@ describe.each([
   ['watch cache', true],
   ['etcd', false],
 ])('corrupt objects, %s, gate off', (_label, watchCache) => {
-  let srv: TestServer;
   let restarts = 0;
   const n = watchCache ? 'off-cache' : 'off-etcd';
+  const { srv } = useTestServer({ etcd, watchCache, cacheOptions: { onRestart: () => restarts++ } });
   beforeAll(async () => {
-    srv = await startTestServer({ etcdEndpoints: etcd.endpoints, watchCache, cacheOptions: { onRestart: () => restarts++ } });
     await setUp(srv, n);
     await corrupt(srv, n, 'bad');
-  });
-  afterAll(async () => {
-    await srv?.stop();
   });
 
   test("a get or list that meets it is kube 1.32's 500 with the decoder's words and no reason", async () => {
@@ -98,7 +88,6 @@ describe.each([
   ['watch cache', true],
   ['etcd', false],
 ])('corrupt objects, %s, gate AllowUnsafeMalformedObjectDeletion on', (_label, watchCache) => {
-  let srv: TestServer;
   let restarts = 0;
   let denyUnsafe = false;
   const authorizer: Authorizer = {
@@ -107,19 +96,16 @@ describe.each([
   };
   const n = watchCache ? 'on-cache' : 'on-etcd';
   let bad: { key: string; revision: string };
+  const { srv } = useTestServer({
+    etcd,
+    watchCache,
+    featureGates: { AllowUnsafeMalformedObjectDeletion: true },
+    authorizer,
+    cacheOptions: { onRestart: () => restarts++ },
+  });
   beforeAll(async () => {
-    srv = await startTestServer({
-      etcdEndpoints: etcd.endpoints,
-      watchCache,
-      featureGates: { AllowUnsafeMalformedObjectDeletion: true },
-      authorizer,
-      cacheOptions: { onRestart: () => restarts++ },
-    });
     await setUp(srv, n);
     bad = await corrupt(srv, n, 'bad');
-  });
-  afterAll(async () => {
-    await srv?.stop();
   });
 
   const storageError = (key: string, revision: string) =>

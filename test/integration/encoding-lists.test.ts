@@ -6,6 +6,7 @@
 import * as yaml from 'js-yaml';
 import { useTestServer } from '../support/server-fixture';
 import { cause, expectStatus, failure } from '../support/kube-status';
+import { configMap, namespace } from '../support/factories';
 
 const { srv } = useTestServer();
 const ns = 'lists';
@@ -29,7 +30,7 @@ const names = (list: { items: Array<{ metadata: { name: string } }> }) => list.i
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 
 beforeAll(async () => {
-  expect((await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+  expect((await srv.request('POST', '/api/v1/namespaces', { body: namespace(ns) })).status).toBe(201);
   for (const [i, labels] of labelsOf.entries()) {
     const r = await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels }, data: { i: String(i) } } });
     expect(r.status).toBe(201);
@@ -169,7 +170,7 @@ describe('limit and continue', () => {
 
     // Writes between pages are not visible to the paged list.
     expect((await srv.request('DELETE', `${cms}/cm-4`)).status).toBe(200);
-    expect((await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-3a' } } })).status).toBe(201);
+    expect((await srv.request('POST', cms, { body: configMap('cm-3a') })).status).toBe(201);
     expect(BigInt(await srv.storage.currentRevision())).toBeGreaterThan(BigInt(rv));
 
     const second = (await srv.request('GET', `${cms}?limit=3&continue=${encodeURIComponent(first.metadata.continue)}`)).json();

@@ -5,12 +5,13 @@
  */
 import { useTestServer } from '../support/server-fixture';
 import { openWatch } from '../support/watch-stream';
+import { namespace, secret } from '../support/factories';
 
 const { srv } = useTestServer({ eventTtlSeconds: 2 });
 const ns = 'ttl';
 
 beforeAll(async () => {
-  expect((await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+  expect((await srv.request('POST', '/api/v1/namespaces', { body: namespace(ns) })).status).toBe(201);
 });
 
 const event = (name: string) => ({
@@ -33,7 +34,7 @@ test('events carry an etcd lease of the TTL; other kinds none; etcd deletes an e
   const first = await srv.request('POST', `/api/v1/namespaces/${ns}/events`, { body: event('e1') });
   expect(first.status).toBe(201);
   expect((await srv.request('POST', `/api/v1/namespaces/${ns}/events`, { body: event('e2') })).status).toBe(201);
-  expect((await srv.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } })).status).toBe(201);
+  expect((await srv.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secret('s') })).status).toBe(201);
 
   const lease = await leaseOf(`${srv.prefix}/events/${ns}/e1`);
   expect(lease).not.toBe('0');

@@ -6,13 +6,14 @@
 import { summarizeData } from '../../src/api';
 import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure, warningHeaders } from '../support/kube-status';
+import { namespace } from '../support/factories';
 
 const { srv } = useTestServer();
 const ns = 'hostile';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 
 beforeAll(async () => {
-  const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  const r = await srv.request('POST', '/api/v1/namespaces', { body: namespace(ns) });
   expect(r.status).toBe(201);
   expect((await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' }, data: { k: 'v' } } })).status).toBe(201);
 });

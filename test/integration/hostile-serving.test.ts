@@ -3,27 +3,21 @@
  * §11): each answer is the exact one Go/kube gives, the process survives, and nothing is stored.
  * Raw TLS sockets (ALPN http/1.1) send what Node's own client would refuse to.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import express from 'express';
-import winston from 'winston';
-import { staticTokenAuthenticator } from '../../src/auth';
-import { ApiServer } from '../../src/server/app';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { dualProtocolListener } from '../../src/server/http2-express';
 import { SecureServer } from '../../src/server/http2-serving';
-import { EtcdStore, recognizingCodec } from '../../src/storage';
-import { ProtobufCodec } from '../../src/storage/codec/protobuf-codec';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { run, startTestServer, TestServer } from '../support/api-server';
+import { run } from '../support/api-server';
+import { configMap as cm, namespace } from '../support/factories';
 import { expectStatus, failure } from '../support/kube-status';
+import { useTestServer } from '../support/server-fixture';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv, etcd } = useTestServer();
 const ns = 'hostile';
 const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
 const notAllowed = failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
@@ -31,14 +25,8 @@ const tooLarge = failure(413, 'RequestEntityTooLarge', 'Request entity too large
 const limit = 3 * 1024 * 1024;
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-  const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  const r = await srv.request('POST', '/api/v1/namespaces', { body: namespace(ns) });
   expect(r.status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 /** A TLS connection negotiated as http/1.1 (or h2). */
@@ -245,8 +233,6 @@ async function rawH2(port: number, ca: string, requests: Array<Array<[string, st
   return { streams: streams.map(({ data, rstCode }) => ({ data, ...(rstCode === undefined ? {} : { rstCode }) })), goaway };
 }
 
-const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, ...extra });
-
 describe('an HTTP/1.1 connection whose request line says HTTP/2.0 (§3)', () => {
   test("Go's raw 505, the connection closed, the server alive", async () => {
     const r = await rawExchange('GET /version HTTP/2.0\r\nHost: x\r\n\r\n');
@@ -300,7 +286,7 @@ describe('unknown method and POST on an item path: 405 (§8)', () => {
   test('POST on an item path stores nothing (HTTP/1.1 and HTTP/2)', async () => {
     expectStatus(await srv.request('POST', `${configmaps}/cm0`, { body: cm('cm0') }), notAllowed);
     expectStatus(await srv.request('POST', `${configmaps}/cm1`, { body: cm('other') }), notAllowed);
-    expectStatus(await srv.request('POST', '/api/v1/namespaces/some-ns', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'some-ns' } } }), notAllowed);
+    expectStatus(await srv.request('POST', '/api/v1/namespaces/some-ns', { body: namespace('some-ns') }), notAllowed);
     const session = h2();
     try {
       const r = await h2Request(session, { ':method': 'POST', ':path': `${configmaps}/cm2`, 'content-type': 'application/json' }, Buffer.from(JSON.stringify(cm('cm2'))));
@@ -506,40 +492,11 @@ describe('faults stay inside their connection', () => {
 });
 
 describe('slow headers: ReadHeaderTimeout closes without a byte (§2)', () => {
-  let fast: ApiServer;
-  let port: number;
-  let caCert: string;
-  let dir: string;
-  let storage: EtcdStore;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'papi-slow-'));
-    const certs = await ensureServingCertificates({ certDir: dir, hosts: [] });
-    caCert = certs.caCert;
-    const protobuf = await ProtobufCodec.load();
-    const prefix = `/slow-${randomBytes(4).toString('hex')}`;
-    storage = new EtcdStore({ endpoints: etcd.endpoints, codec: recognizingCodec(protobuf), keyPrefix: prefix });
-    fast = await ApiServer.create({
-      storage,
-      protobuf,
-      etcdPrefix: prefix,
-      authenticator: staticTokenAuthenticator(new Map()),
-      tls: certs,
-      logger: winston.createLogger({ silent: true }),
-      bindAddress: '127.0.0.1',
-      securePort: 0,
-      readHeaderTimeoutMs: 300,
-    });
-    ({ port } = await fast.start());
-  });
-  afterAll(async () => {
-    await fast?.stop();
-    await storage?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  // A second server on the same etcd, its header timeout short.
+  const { srv: fast } = useTestServer({ etcd, readHeaderTimeoutMs: 300 });
 
   test('half a request line and headers, then nothing: closed, no response bytes', async () => {
-    const s = await connectTls(port, caCert);
+    const s = await connectTls(fast.port, fast.caCert);
     const started = Date.now();
     const done = untilClosed(s);
     s.write('GET /version HTTP/1.1\r\nHost: x\r\nX-Slow: ');
@@ -550,7 +507,7 @@ describe('slow headers: ReadHeaderTimeout closes without a byte (§2)', () => {
   });
 
   test('a complete request on the same server is answered', async () => {
-    const r = await rawExchange('GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', port, caCert);
+    const r = await rawExchange('GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', fast.port, fast.caCert);
     expect(parseRaw(r.text).statusLine).toBe('HTTP/1.1 200 OK');
   });
 });

@@ -9,35 +9,26 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
 import { connectH2, H2Client } from '../support/h2-client';
 import { expectStatus, failure } from '../support/kube-status';
+import { useTestServer } from '../support/server-fixture';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
 const execFileP = promisify(execFile);
 
-let etcd: TestEtcd;
-let srv: TestServer;
 let h2: H2Client;
 let caFile: string;
+const { srv } = useTestServer({ beforeStop: () => h2?.close() });
 const ns = 'hostile';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 const secrets = `/api/v1/namespaces/${ns}/secrets`;
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   caFile = path.join(srv.dir, 'ca.crt');
   await writeFile(caFile, srv.caCert);
   expect((await srv.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).toBe(201);
   h2 = await connectH2(srv.url, srv.caCert, srv.token);
-});
-afterAll(async () => {
-  await h2?.close();
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 afterEach(async () => {

@@ -4,6 +4,7 @@
  */
 import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure, warningHeaders } from '../support/kube-status';
+import { namespace } from '../support/factories';
 
 const { srv } = useTestServer();
 const ns = 'hostile-yaml';
@@ -12,7 +13,7 @@ const yamlHeaders = { 'content-type': 'application/yaml' };
 const applyHeaders = { 'content-type': 'application/apply-patch+yaml' };
 
 beforeAll(async () => {
-  const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  const r = await srv.request('POST', '/api/v1/namespaces', { body: namespace(ns) });
   expect(r.status).toBe(201);
 });
 

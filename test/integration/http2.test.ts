@@ -7,26 +7,18 @@ import https from 'node:https';
 import type { ClientHttp2Stream } from 'node:http2';
 import tls from 'node:tls';
 import { gunzipSync } from 'node:zlib';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { startTestServer } from '../support/api-server';
 import { connectH2, H2Client } from '../support/h2-client';
+import { useTestServer } from '../support/server-fixture';
 
-let etcd: TestEtcd;
-let srv: TestServer;
 let h2: H2Client;
+// A 1 MiB watch bound, for the slow-reader test.
+const { srv, etcd } = useTestServer({ watchBufferBytes: 1024 * 1024, beforeStop: () => h2?.close() });
 const ns = 'h2';
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  // A 1 MiB watch bound, for the slow-reader test.
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints, watchBufferBytes: 1024 * 1024 });
   h2 = await connectH2(srv.url, srv.caCert, srv.token);
   expect((await h2.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).toBe(201);
-});
-afterAll(async () => {
-  await h2?.close();
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 /** Reads newline-delimited JSON watch events from an HTTP/2 stream. */

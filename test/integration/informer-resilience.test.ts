@@ -5,30 +5,31 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
+import { useTestEtcd } from '../support/server-fixture';
+import { until } from '../support/until';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
 type K8s = typeof K8sModule;
 
 let k8s: K8s;
-let etcd: TestEtcd;
 let dir: string;
 let srv: TestServer;
 const prefix = '/registry-informer';
 const token = 'informer-test-token';
 
+// Own server lifecycle: the test stops the server and starts it again (same port, certificates, token).
+const etcd = useTestEtcd({
+  beforeStop: async () => {
+    await srv?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  },
+});
 beforeAll(async () => {
   k8s = await import('@kubernetes/client-node');
-  etcd = await startTestEtcd();
   dir = await mkdtemp(path.join(os.tmpdir(), 'papi-informer-'));
   srv = await startTestServer({ etcdEndpoints: etcd.endpoints, prefix, certDir: path.join(dir, 'pki'), token });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** The same server again: same etcd, prefix, port, certificates and token, so clients keep working. */
@@ -43,21 +44,24 @@ async function secret(s: TestServer, method: 'POST' | 'PUT' | 'DELETE', name: st
   expect(r.status).toBeLessThan(300);
 }
 
-/** Polls until the informer's cache equals the server's list (names and resourceVersions). */
+/** Awaits the informer's cache equal to the server's list (names and resourceVersions). */
 async function inSync(informer: { list(): ReadonlyArray<{ metadata?: { name?: string; resourceVersion?: string } }> }, s: TestServer): Promise<string[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const truth = (await s.request('GET', '/api/v1/namespaces/inf/secrets')).json().items.map(
-      (i: { metadata: { name: string; resourceVersion: string } }) => `${i.metadata.name}@${i.metadata.resourceVersion}`,
-    ) as string[];
-    const seen = informer
-      .list()
-      .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`)
-      .sort();
-    if (JSON.stringify(seen) === JSON.stringify([...truth].sort())) return seen;
-    if (Date.now() > deadline) throw new Error(`informer out of sync:\n seen  ${seen.join(' ')}\n truth ${truth.join(' ')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let seen: string[] = [];
+  let truth: string[] = [];
+  return until(
+    () => `the informer in sync:\n seen  ${seen.join(' ')}\n truth ${truth.join(' ')}`,
+    async () => {
+      truth = (await s.request('GET', '/api/v1/namespaces/inf/secrets')).json().items.map(
+        (i: { metadata: { name: string; resourceVersion: string } }) => `${i.metadata.name}@${i.metadata.resourceVersion}`,
+      ) as string[];
+      seen = informer
+        .list()
+        .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`)
+        .sort();
+      return JSON.stringify(seen) === JSON.stringify([...truth].sort()) && seen;
+    },
+    { timeoutMs: 15_000 },
+  );
 }
 
 test('informer stays in sync through writes, an etcd restart, a server restart and a forced 410', async () => {
@@ -84,16 +88,9 @@ test('informer stays in sync through writes, an etcd restart, a server restart a
     expect(await inSync(informer, srv)).toHaveLength(1);
 
     // 2. etcd restart: the server's watch resumes; writes after it reach the informer
-    const pid = etcd.etcd.pid as number;
-    const exited = new Promise<void>((r) => etcd.etcd.once('exit', () => r()));
-    process.kill(pid, 'SIGKILL');
-    await exited;
-    await etcd.etcd.start({ dataDir: etcd.dataDir, clientPort: Number(new URL(etcd.endpoints[0] as string).port), unsafeNoFsync: true });
-    const deadline = Date.now() + 15_000;
-    while ((await srv.request('GET', '/readyz')).status !== 200) {
-      if (Date.now() > deadline) throw new Error('server did not recover from the etcd restart');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await etcd.kill();
+    await etcd.restart();
+    await until('the server to recover from the etcd restart (/readyz 200)', async () => (await srv.request('GET', '/readyz')).status === 200, { timeoutMs: 15_000 });
     await secret(srv, 'POST', 'c');
     await secret(srv, 'PUT', 'a', 'again');
     expect(await inSync(informer, srv)).toHaveLength(2);

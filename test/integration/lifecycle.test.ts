@@ -3,12 +3,11 @@
  * revision, Secret and ResourceQuota write rules, deletion (Status, preconditions, options,
  * finalizers, deletecollection) and dryRun (kube-facts §1.3, §4, §5, §6, §8).
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { namespace, secret } from '../support/factories';
 import { cause, expectStatus, failure } from '../support/kube-status';
+import { useTestServer } from '../support/server-fixture';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const ns = 'life';
 const secrets = `/api/v1/namespaces/${ns}/secrets`;
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
@@ -19,7 +18,6 @@ const quotas = `/api/v1/namespaces/${quotaNs}/resourcequotas`;
 const mergePatch = { 'content-type': 'application/merge-patch+json' };
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-const secret = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, ...extra });
 const create = async (path: string, body: unknown) => {
   const r = await srv.request('POST', path, { body });
   expect(r.status).toBe(201);
@@ -27,10 +25,8 @@ const create = async (path: string, body: unknown) => {
 };
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-  await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: quotaNs } });
+  await create('/api/v1/namespaces', namespace(ns));
+  await create('/api/v1/namespaces', namespace(quotaNs));
 });
 
 /** PUT of a fresh read, retried on 409: the quota controller may write the object in between (as in kube). */
@@ -41,10 +37,6 @@ async function putFresh(path: string, change: (o: any) => any) {
     if (r.status !== 409 || attempt >= 10) return r;
   }
 }
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
 
 describe('server-set metadata', () => {
   test('generateName keeps the prefix and adds 5 characters from kube’s alphabet', async () => {

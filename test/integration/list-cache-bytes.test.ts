@@ -4,25 +4,24 @@
  * the same etcd prefix, cold and warm, after updates and deletes, with selectors, for JSON (and the
  * formats that keep the whole-list encoding: pretty JSON, YAML, protobuf, Table).
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { namespace } from '../support/factories';
+import { useTestEtcd, useTestServer } from '../support/server-fixture';
+import { until } from '../support/until';
 
-let etcd: TestEtcd;
-let cached: TestServer;
-let uncached: TestServer;
+/** Two servers on one etcd prefix: one serving from the watch cache, one from etcd. */
+const etcd = useTestEtcd();
+const prefix = '/registry-list-bytes';
+const { srv: cached } = useTestServer({ etcd, prefix });
+const { srv: uncached } = useTestServer({ etcd, prefix, watchCache: false });
 const ns = 'list-bytes';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 
 /** The list's own resourceVersion may differ between cache and etcd (writes elsewhere); items never. */
 const normalizeListRv = (text: string) => text.replace(/^\{"kind":"(\w+)","apiVersion":"v1","metadata":\{"resourceVersion":"\d+"/, '{"kind":"$1","apiVersion":"v1","metadata":{"resourceVersion":"N"');
 
+/** Awaits the watch cache listing `expected` items (it follows etcd asynchronously). */
 async function waitForCache(path: string, expected: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const r = await cached.request('GET', `${path}?resourceVersion=0`);
-    if (r.json().items.length === expected) return;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error('the cache did not catch up');
+  await until(`the cache to list ${expected} items of ${path}`, async () => (await cached.request('GET', `${path}?resourceVersion=0`)).json().items.length === expected, { timeoutMs: 5_000 });
 }
 
 async function expectSameList(path: string, headers: Record<string, string> = {}): Promise<string> {
@@ -39,10 +38,7 @@ async function expectSameList(path: string, headers: Record<string, string> = {}
 }
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  cached = await startTestServer({ etcdEndpoints: etcd.endpoints });
-  uncached = await startTestServer({ etcdEndpoints: etcd.endpoints, prefix: cached.prefix, watchCache: false });
-  expect((await cached.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+  expect((await cached.request('POST', '/api/v1/namespaces', { body: namespace(ns) })).status).toBe(201);
   for (let i = 0; i < 25; i++) {
     const body = {
       apiVersion: 'v1',
@@ -53,11 +49,6 @@ beforeAll(async () => {
     expect((await cached.request('POST', cms, { body })).status).toBe(201);
   }
   await waitForCache(cms, 25);
-});
-afterAll(async () => {
-  await uncached?.stop();
-  await cached?.stop();
-  await etcd?.stop();
 });
 
 describe('lists from the watch cache are the bytes of lists from etcd', () => {
@@ -83,10 +74,7 @@ describe('lists from the watch cache are the bytes of lists from etcd', () => {
     expect(r.status).toBe(200);
     expect((await cached.request('DELETE', `${cms}/cm-04`)).status).toBe(200);
     await waitForCache(cms, 24);
-    for (let i = 0; i < 100; i++) {
-      if ((await cached.request('GET', `${cms}/cm-03?resourceVersion=0`)).json().data.i === 'changed') break;
-      await new Promise((res) => setTimeout(res, 50));
-    }
+    await until('the cache to serve the updated cm-03', async () => (await cached.request('GET', `${cms}/cm-03?resourceVersion=0`)).json().data.i === 'changed', { timeoutMs: 5_000 });
     const text = await expectSameList(cms);
     expect(text).toContain('"i":"changed"');
     expect(text).not.toContain('"name":"cm-04"');

@@ -5,20 +5,19 @@
  */
 import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure } from '../support/kube-status';
+import { namespace, secret } from '../support/factories';
+import { until } from '../support/until';
 
 const { srv } = useTestServer();
 
-const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-
-/** Polls a GET until it answers 404 (bounded; the namespace controller works asynchronously). */
-async function awaitGone(path: string, deadlineMs = 15_000): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
+/** Awaits a GET answering 404 (the namespace controller works asynchronously). */
+async function awaitGone(path: string): Promise<void> {
+  let last = '';
+  await until(() => `${path} to be gone (last answer: ${last})`, async () => {
     const r = await srv.request('GET', path);
-    if (r.status === 404) return;
-    if (Date.now() > until) throw new Error(`${path} still there after ${deadlineMs} ms: ${r.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    last = r.text;
+    return r.status === 404;
+  }, { timeoutMs: 15_000 });
 }
 
 test.each(['default', 'kube-system', 'kube-public', 'kube-node-lease'])('system namespace %s exists, Active, labelled', async (name) => {
@@ -59,7 +58,7 @@ test('DELETE answers the Terminating namespace; the controller removes its conte
   const secrets = '/api/v1/namespaces/doomed/secrets';
   // A finalizer keeps content (and so the namespace) alive until this test releases it.
   expect((await srv.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'held', finalizers: ['example.com/hold'] } } })).status).toBe(201);
-  expect((await srv.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'free' } } })).status).toBe(201);
+  expect((await srv.request('POST', secrets, { body: secret('free') })).status).toBe(201);
 
   const del = await srv.request('DELETE', '/api/v1/namespaces/doomed');
   expect(del.status).toBe(200);
@@ -69,7 +68,7 @@ test('DELETE answers the Terminating namespace; the controller removes its conte
 
   // Creating content in a terminating namespace is refused by the lifecycle admission.
   expectStatus(
-    await srv.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'late' } } }),
+    await srv.request('POST', secrets, { body: secret('late') }),
     failure(403, 'Forbidden', 'secrets "late" is forbidden: unable to create new content in namespace doomed because it is being terminated', {
       name: 'late',
       kind: 'secrets',

@@ -5,6 +5,8 @@
  */
 import { useTestServer } from '../support/server-fixture';
 import { expectStatus, failure } from '../support/kube-status';
+import { secret } from '../support/factories';
+import { until } from '../support/until';
 
 const { srv } = useTestServer();
 
@@ -16,15 +18,8 @@ interface Condition {
   message: string;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, deadlineMs = 15_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The namespace controller works asynchronously. */
+const controller = { timeoutMs: 15_000 };
 
 const conditionsOf = async (ns: string): Promise<Condition[]> => ((await srv.request('GET', `/api/v1/namespaces/${ns}`)).json().status?.conditions ?? []) as Condition[];
 const brief = (cs: Condition[]) => cs.map(({ type, status, reason, message }) => ({ type, status, reason, message }));
@@ -44,7 +39,7 @@ test('content with finalizers holds the namespace; the conditions say why; relea
   const conditions = await until('the remaining-content conditions', async () => {
     const cs = await conditionsOf('term');
     return cs.length === 5 && cs.some((c) => c.type === 'NamespaceContentRemaining' && c.status === 'True') ? cs : undefined;
-  });
+  }, controller);
   expect(brief(conditions)).toEqual([
     { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
     { type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' },
@@ -77,9 +72,9 @@ test('content with finalizers holds the namespace; the conditions say why; relea
   await until('one secret left in the conditions', async () => {
     const c = (await conditionsOf('term')).find((x) => x.type === 'NamespaceContentRemaining');
     return c?.message === 'Some resources are remaining: secrets. has 1 resource instances' ? c : undefined;
-  });
+  }, controller);
   await srv.request('PATCH', '/api/v1/namespaces/term/secrets/held2', { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
-  await until('the namespace to disappear', async () => ((await srv.request('GET', '/api/v1/namespaces/term')).status === 404 ? true : undefined));
+  await until('the namespace to disappear', async () => (await srv.request('GET', '/api/v1/namespaces/term')).status === 404, controller);
   expect((await srv.kubectl(['get', 'namespace', 'term'])).stderr).toBe('Error from server (NotFound): namespaces "term" not found\n');
 });
 
@@ -93,7 +88,7 @@ test('a namespace without held content is finalized at once', async () => {
 
 test('creating in a missing namespace is a 404 for the namespace', async () => {
   expectStatus(
-    await srv.request('POST', '/api/v1/namespaces/nowhere/secrets', { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } }),
+    await srv.request('POST', '/api/v1/namespaces/nowhere/secrets', { body: secret('s') }),
     failure(404, 'NotFound', 'namespaces "nowhere" not found', { name: 'nowhere', kind: 'namespaces' }),
   );
   const r = await srv.kubectl(['-n', 'nowhere', 'create', 'configmap', 'c']);

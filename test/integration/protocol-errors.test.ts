@@ -4,6 +4,7 @@
  */
 import https from 'node:https';
 import { useTestServer } from '../support/server-fixture';
+import { namespace, secret } from '../support/factories';
 import { cause, expectStatus, failure, warningHeaders } from '../support/kube-status';
 
 const { srv } = useTestServer();
@@ -11,15 +12,8 @@ const ns = 'errs';
 const secrets = `/api/v1/namespaces/${ns}/secrets`;
 const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
 
-const secret = (name: string, extra: Record<string, unknown> = {}) => ({
-  apiVersion: 'v1',
-  kind: 'Secret',
-  metadata: { name },
-  ...extra,
-});
-
 beforeAll(async () => {
-  const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+  const r = await srv.request('POST', '/api/v1/namespaces', { body: namespace(ns) });
   expect(r.status).toBe(201);
 });
 

@@ -4,31 +4,19 @@
  * plugin with kube's 403, atomic charging under 50 concurrent creates (one and two servers),
  * replenishment after deletes and convergence after a restart.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
+import { configMap, secret } from '../support/factories';
 import { expectStatus, failure } from '../support/kube-status';
+import { useTestServer } from '../support/server-fixture';
+import { until } from '../support/until';
 import { EtcdStore } from '../../src/storage';
 
-let etcd: TestEtcd;
-let srv: TestServer;
-
-const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name } });
-const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, deadlineMs = 10_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const { srv, etcd } = useTestServer();
 
 /** Waits until the quota's status.used equals `used` (the controller works asynchronously). */
 async function awaitUsed(s: TestServer, ns: string, name: string, used: Record<string, string>): Promise<Record<string, unknown>> {
   let last: unknown;
-  return until(`status.used of ${ns}/${name} = ${JSON.stringify(used)} (last ${JSON.stringify(last)})`, async () => {
+  return until(() => `status.used of ${ns}/${name} = ${JSON.stringify(used)} (last ${JSON.stringify(last)})`, async () => {
     const q = (await s.request('GET', `/api/v1/namespaces/${ns}/resourcequotas/${name}`)).json();
     last = q.status?.used;
     return JSON.stringify(q.status?.used ?? null) === JSON.stringify(used) ? (q as Record<string, unknown>) : undefined;
@@ -38,15 +26,6 @@ async function awaitUsed(s: TestServer, ns: string, name: string, used: Record<s
 async function createNamespace(s: TestServer, name: string): Promise<void> {
   expect((await s.kubectl(['create', 'namespace', name])).code).toBe(0);
 }
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
 
 describe('validation and canonical quantities', () => {
   beforeAll(() => createNamespace(srv, 'qv'));
@@ -270,9 +249,13 @@ test('usage converges after a restart, including deletes made while no server ra
     await raw.close();
   }
 
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints, prefix });
-  await awaitUsed(srv, 'restart', 'q', { configmaps: '1', secrets: '1' });
-  const describe = await srv.kubectl(['-n', 'restart', 'describe', 'quota', 'q']);
-  expect(describe.stdout).toMatch(/^configmaps\s+1\s+10$/m);
-  expect(describe.stdout).toMatch(/^secrets\s+1\s+10$/m);
+  const restarted = await startTestServer({ etcdEndpoints: etcd.endpoints, prefix });
+  try {
+    await awaitUsed(restarted, 'restart', 'q', { configmaps: '1', secrets: '1' });
+    const describe = await restarted.kubectl(['-n', 'restart', 'describe', 'quota', 'q']);
+    expect(describe.stdout).toMatch(/^configmaps\s+1\s+10$/m);
+    expect(describe.stdout).toMatch(/^secrets\s+1\s+10$/m);
+  } finally {
+    await restarted.stop();
+  }
 });

@@ -9,6 +9,7 @@ import https from 'node:https';
 import { useTestServer } from '../support/server-fixture';
 import { connectH2 } from '../support/h2-client';
 import { expectStatus, failure } from '../support/kube-status';
+import { configMap } from '../support/factories';
 
 const REQUEST_TIMEOUT_MS = 300;
 const kubeTimeout = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
@@ -110,7 +111,7 @@ test('a watch open across the deadline is not cut, and its ?timeout= is its own'
         if (events.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'after-deadline')) resolve();
       };
     });
-    const created = await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-deadline' } } });
+    const created = await srv.request('POST', cms, { body: configMap('after-deadline') });
     expect(created.status).toBe(201);
     await added;
   } finally {

@@ -1,18 +1,16 @@
 /** Server restarts and etcd outages: data survives, failures are 5xx Status bodies, service resumes. */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { TestServer, startTestServer } from '../support/api-server';
+import { useTestEtcd } from '../support/server-fixture';
+import { until } from '../support/until';
 import { openWatch, StreamEvent } from '../support/watch-stream';
+import { configMap } from '../support/factories';
 
-let etcd: TestEtcd;
 const servers: TestServer[] = [];
-
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-});
-afterAll(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-  await etcd?.stop();
+// Own server lifecycle: the tests stop servers and start new ones on the same etcd and prefix.
+const etcd = useTestEtcd({
+  beforeStop: async () => {
+    for (const s of servers.splice(0)) await s.stop();
+  },
 });
 
 async function server(prefix?: string): Promise<TestServer> {
@@ -32,30 +30,14 @@ async function post(s: TestServer, path: string, body: Record<string, unknown>):
   return r.json();
 }
 
-/** SIGKILLs the etcd child and waits until it is gone. */
-async function killEtcd(): Promise<void> {
-  const pid = etcd.etcd.pid;
-  if (pid === undefined) throw new Error('etcd is not running');
-  const exited = new Promise<void>((r) => etcd.etcd.once('exit', () => r()));
-  process.kill(pid, 'SIGKILL');
-  await exited;
-}
-
-/** Starts etcd again on the same client port and data dir. */
-async function restartEtcd(): Promise<void> {
-  const clientPort = Number(new URL(etcd.endpoints[0] as string).port);
-  await etcd.etcd.start({ dataDir: etcd.dataDir, clientPort, unsafeNoFsync: true });
-}
-
-/** Polls /readyz until it answers 200, failing after deadlineMs. */
-async function awaitReady(s: TestServer, deadlineMs = 15_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
+/** Awaits /readyz answering 200. */
+async function awaitReady(s: TestServer, timeoutMs = 15_000): Promise<void> {
+  let last = '';
+  await until(() => `/readyz to answer 200 (last answer:\n${last})`, async () => {
     const r = await s.request('GET', '/readyz', { token: null });
-    if (r.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`/readyz still failing after ${deadlineMs} ms:\n${r.text}`);
-    await sleep(100);
-  }
+    last = r.text;
+    return r.status === 200;
+  }, { timeoutMs });
 }
 
 test('a restarted server on the same etcd and prefix serves every object unchanged', async () => {
@@ -100,12 +82,12 @@ test('etcd outage: 5xx Status bodies and failing /readyz; service resumes when e
   const w = await openWatch(srv, `/api/v1/namespaces/out/secrets?watch=1&resourceVersion=${listRv}`);
   expect(w.status).toBe(200);
 
-  await killEtcd();
+  await etcd.kill();
   try {
     const failures = [
       await srv.request('GET', '/api/v1/namespaces/out/secrets/before'),
       await srv.request('GET', '/api/v1/namespaces/out/secrets'),
-      await srv.request('POST', '/api/v1/namespaces/out/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during' } } }),
+      await srv.request('POST', '/api/v1/namespaces/out/configmaps', { body: configMap('during') }),
       await srv.request('DELETE', '/api/v1/namespaces/out/secrets/before'),
     ];
     for (const r of failures) {
@@ -153,7 +135,7 @@ test('etcd outage: 5xx Status bodies and failing /readyz; service resumes when e
     expect(ready.text).toMatch(/readyz check failed\n$/);
     expect((await srv.request('GET', '/livez?verbose', { token: null })).text).toContain('[-]etcd failed: reason withheld');
   } finally {
-    await restartEtcd();
+    await etcd.restart();
   }
 
   await awaitReady(srv);

@@ -4,8 +4,8 @@
  * every assertion runs on both paths (where kube answers differently, each path's answer is asserted).
  * Watch semantics are in watch-semantics.test.ts.
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, HttpResult, TestServer } from '../support/api-server';
+import { HttpResult } from '../support/api-server';
+import { useTestEtcd, useTestServer } from '../support/server-fixture';
 import { cause, expectStatus, failure, StatusBody } from '../support/kube-status';
 
 interface Obj {
@@ -59,24 +59,11 @@ const futureRevision: StatusBody = {
   code: 500,
 };
 
-let etcd: TestEtcd;
-beforeAll(async () => {
-  etcd = await startTestEtcd();
-});
-afterAll(async () => {
-  await etcd?.stop();
-});
+const etcd = useTestEtcd();
 
 describe.each([{ watchCache: true }, { watchCache: false }])('resourceVersion semantics of get and list (watchCache: $watchCache)', ({ watchCache }) => {
-  let srv: TestServer;
+  const { srv } = useTestServer({ etcd, watchCache });
   let nsCount = 0;
-
-  beforeAll(async () => {
-    srv = await startTestServer({ etcdEndpoints: etcd.endpoints, watchCache });
-  });
-  afterAll(async () => {
-    await srv?.stop();
-  });
 
   async function namespace(): Promise<string> {
     const name = `rv-${watchCache ? 'c' : 'e'}-${++nsCount}`;

@@ -6,18 +6,13 @@
  */
 import type { KubeObject } from '../../src/api';
 import { EtcdStore, StorageError } from '../../src/storage';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
+import { useTestEtcd } from '../support/server-fixture';
 
-let etcd: TestEtcd;
 let store: EtcdStore;
 
-beforeAll(async () => {
-  etcd = await startTestEtcd();
+const etcd = useTestEtcd({ beforeStop: () => store?.close() });
+beforeAll(() => {
   store = new EtcdStore({ endpoints: etcd.endpoints });
-});
-afterAll(async () => {
-  await store?.close();
-  await etcd?.stop();
 });
 
 /** etcd's count of started KV calls by method. */

@@ -9,12 +9,11 @@ import type { IncomingMessage } from 'node:http';
 import type { ClientHttp2Stream } from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
 import { startTestServer, TestServer } from '../support/api-server';
 import { connectH2 } from '../support/h2-client';
+import { useTestServer } from '../support/server-fixture';
+import { emitted, until } from '../support/until';
 
-let etcd: TestEtcd;
-let srv: TestServer;
 const ns = 'stuck';
 /** A small per-watcher bound so the test needs only a few MiB of events. */
 const bound = 256 * 1024;
@@ -22,14 +21,9 @@ const bound = 256 * 1024;
 const value = Buffer.alloc(500 * 1024, 7).toString('base64');
 const eventBytes = 700 * 1024;
 
+const { srv, etcd } = useTestServer({ watchBufferBytes: bound, watchStuckSessionMs: 300 });
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints, watchBufferBytes: bound, watchStuckSessionMs: 300 });
   expect((await srv.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 let seq = 0;
@@ -108,9 +102,9 @@ function h2Reader(stream: ClientHttp2Stream): { names: string[]; closed: Promise
   return { names, closed: new Promise((resolve) => stream.once('close', () => resolve(stream.rstCode ?? 0))) };
 }
 
-/** Waits until `names` holds `name` (the reader keeps up). */
-async function until(names: string[], name: string, emitter: NodeJS.EventEmitter): Promise<void> {
-  while (!names.includes(name)) await once(emitter, 'data');
+/** Awaits `names` holding `name` (the reader keeps up), re-checked on each chunk `emitter` reads. */
+function received(names: string[], name: string, emitter: NodeJS.EventEmitter): Promise<true> {
+  return until(() => `the event of ${name} at the reader that keeps up (it has ${names.length})`, () => names.includes(name), { wakeOn: emitted(emitter, 'data'), timeoutMs: 45_000 });
 }
 
 test('HTTP/1.1: a watcher that stops reading has its socket destroyed past the bound; its bytes are released, others get every event', async () => {
@@ -133,7 +127,7 @@ test('HTTP/1.1: a watcher that stops reading has its socket destroyed past the b
   expect(stuck.names.length).toBeLessThan(written.length);
   expect(stuck.names).toEqual(written.slice(0, stuck.names.length));
 
-  await until(fast.names, written[written.length - 1] as string, fast.res);
+  await received(fast.names, written[written.length - 1] as string, fast.res);
   expect(fast.names).toEqual(written);
   fast.res.destroy();
   expect((await srv.request('GET', '/readyz')).status).toBe(200);
@@ -156,7 +150,7 @@ test('HTTP/2: a stream that stops reading is reset past the bound (4 MiB window 
     // RST_STREAM CANCEL reaches the client: the session is read, only the stream was stalled.
     expect(await stuckReader.closed).toBe(8);
     expect(srv.server.watchFrames.unsentBytes).toBeLessThan(2 * eventBytes);
-    await until(fastReader.names, written[written.length - 1] as string, fast.stream);
+    await received(fastReader.names, written[written.length - 1] as string, fast.stream);
     expect(fastReader.names).toEqual(written);
     expect(stuckReader.names).toEqual(written.slice(0, stuckReader.names.length));
     expect(h2.session.destroyed || h2.session.closed).toBe(false);
@@ -198,7 +192,7 @@ test('HTTP/2: a client that stops reading the whole connection has its streams r
     // The relay, read again, passes on what the kernel held and then the server's close.
     upstream?.resume();
     await sessionClosed;
-    await until(other.names, written[written.length - 1] as string, other.res);
+    await received(other.names, written[written.length - 1] as string, other.res);
     expect(other.names).toEqual(written);
     other.res.destroy();
     expect((await srv.request('GET', '/readyz')).status).toBe(200);
@@ -229,7 +223,7 @@ test('past the server-wide budget the watcher with the largest backlog is ended;
     // The smaller backlog was left alone: it reads on, every event it was sent.
     small.res.resume();
     const last = written.filter((_, i) => i % 2)[written.filter((_, i) => i % 2).length - 1] as string;
-    await until(small.names, last, small.res);
+    await received(small.names, last, small.res);
     expect(small.names).toEqual(written.filter((_, i) => i % 2));
     small.res.destroy();
   } finally {

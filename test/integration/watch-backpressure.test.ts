@@ -4,21 +4,14 @@
  * More in stuck-watchers.test.ts.
  */
 import https from 'node:https';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { startTestServer } from '../support/api-server';
+import { useTestServer } from '../support/server-fixture';
+import { emitted, until } from '../support/until';
 
-let etcd: TestEtcd;
-let srv: TestServer;
-
+// A 1 MiB bound: far below what the test queues even after the kernel's socket buffers fill.
+const { srv, etcd } = useTestServer({ watchBufferBytes: 1024 * 1024 });
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  // A 1 MiB bound: far below what the test queues even after the kernel's socket buffers fill.
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints, watchBufferBytes: 1024 * 1024 });
   expect((await srv.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'bp' } } })).status).toBe(201);
-});
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
 });
 
 test('a watch whose client does not read is cut off once its backlog passes the bound; everything sent before is intact', async () => {
@@ -80,7 +73,7 @@ test('server shutdown ends open watches cleanly (the stream completes, no reset)
     res.on('aborted', () => resolve('aborted'));
   });
   // The initial state (system namespaces) arrives before shutdown.
-  while (!text.includes('kube-system')) await new Promise((r) => res.once('data', r));
+  await until(() => `the initial kube-system event (got ${JSON.stringify(text)})`, () => text.includes('kube-system'), { wakeOn: emitted(res, 'data') });
   await other.stop();
   expect(await ended).toBe('end');
   for (const line of text.split('\n').filter(Boolean)) expect(JSON.parse(line).type).toBe('ADDED');

@@ -1,28 +1,22 @@
 /** Watch over HTTP against the real server and a real etcd, plus kubectl's watch-based commands. */
 import { spawn } from 'node:child_process';
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { namespace } from '../support/factories';
+import { useTestServer } from '../support/server-fixture';
+import { emitted, until } from '../support/until';
 import { openWatch, StreamEvent, WatchStream } from '../support/watch-stream';
 
-let etcd: TestEtcd;
-let srv: TestServer;
+const { srv } = useTestServer();
 const open: WatchStream[] = [];
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  srv = await startTestServer({ etcdEndpoints: etcd.endpoints });
   for (const ns of ['w1', 'w2', 'sel', 'order', 'tbl', 'kc']) await createNamespace(ns);
 });
 afterEach(() => {
   for (const w of open.splice(0)) w.close();
 });
-afterAll(async () => {
-  await srv?.stop();
-  await etcd?.stop();
-});
 
 async function createNamespace(name: string): Promise<void> {
-  const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  const r = await srv.request('POST', '/api/v1/namespaces', { body: namespace(name) });
   expect(r.status).toBe(201);
 }
 
@@ -282,13 +276,7 @@ describe('kubectl commands built on watch and paging', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<void>((r) => child.once('close', () => r()));
-    const waitFor = async (re: RegExp): Promise<void> => {
-      const deadline = Date.now() + 10_000;
-      while (!re.test(out)) {
-        if (Date.now() > deadline) throw new Error(`kubectl -w output did not match ${re}:\n${out}\nstderr:\n${err}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const waitFor = (re: RegExp) => until(() => `kubectl -w output to match ${re}:\n${out}\nstderr:\n${err}`, () => re.test(out), { wakeOn: emitted(child.stdout, 'data') });
     try {
       await waitFor(/^NAME\s+TYPE\s+DATA\s+AGE\nfirst\s+Opaque\s+0\s+\d+s\n/);
       await createSecret('kc', 'second', { data: { a: b64('1') } });

@@ -6,23 +6,14 @@
  * self-described tag, byte strings, tag 22 for []byte, application/cbor-seq watches); /openapi/v2
  * in gnostic protobuf (kube-openapi pkg/handler) and kubectl explain against it.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import * as protobuf from 'protobufjs';
-import winston from 'winston';
-import { staticTokenAuthenticator } from '../../src/auth';
-import { FeatureGates } from '../../src/config';
-import { ApiServer } from '../../src/server/app';
-import { ensureServingCertificates } from '../../src/server/certs';
-import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
-import { Cacher, EtcdStore } from '../../src/storage';
 import { CborCodec, decodeCbor } from '../../src/storage/codec/cbor-codec';
-import { RunResult, run } from '../support/api-server';
-import { TestEtcd, startTestEtcd } from '../support/etcd';
+import { RunResult, TestServer } from '../support/api-server';
+import { useTestEtcd, useTestServer } from '../support/server-fixture';
+import { namespace } from '../support/factories';
 
 interface Raw {
   status: number;
@@ -30,37 +21,17 @@ interface Raw {
   body: Buffer;
 }
 
+/** A test server as raw bytes: bodies are Buffers both ways (protobuf and CBOR are not text). */
 interface Server {
   request(method: string, p: string, o?: { body?: Buffer | string; headers?: Record<string, string> }): Promise<Raw>;
   /** Reads a streaming response until `done` says enough (or the time runs out), then aborts it. */
   stream(p: string, headers: Record<string, string>, done: (b: Buffer) => boolean): Promise<Raw>;
   kubectl(args: string[]): Promise<RunResult>;
-  stop(): Promise<void>;
 }
 
-async function startServer(etcd: TestEtcd, gates: Record<string, boolean>): Promise<Server> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'papi-wire-'));
-  const prefix = `/registry-${randomBytes(4).toString('hex')}`;
-  const certs = await ensureServingCertificates({ certDir: path.join(dir, 'pki'), hosts: [] });
-  const token = randomBytes(16).toString('hex');
-  const etcdStore = new EtcdStore({ endpoints: etcd.endpoints });
-  const storage = new Cacher({ etcd: etcdStore, prefix });
-  const server = await ApiServer.create({
-    storage,
-    etcdPrefix: prefix,
-    authenticator: staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
-    tls: certs,
-    logger: winston.createLogger({ silent: true }),
-    bindAddress: '127.0.0.1',
-    securePort: 0,
-    featureGates: FeatureGates.fromFlags(new Map(Object.entries(gates))),
-  });
-  const { port } = await server.start();
-  const url = `https://127.0.0.1:${port}`;
-  const kubeconfig = path.join(dir, 'admin.kubeconfig');
-  await writeAdminKubeconfig({ path: kubeconfig, server: url, caCertPem: certs.caCert, token });
+function raw(srv: TestServer): Server {
   const open = (method: string, p: string, headers: Record<string, string>, onRes: (res: import('node:http').IncomingMessage, req: import('node:http').ClientRequest) => void, reject: (e: Error) => void, body?: Buffer) => {
-    const req = https.request(`${url}${p}`, { method, headers: { authorization: `Bearer ${token}`, ...headers }, ca: certs.caCert }, (res) => onRes(res, req));
+    const req = https.request(`${srv.url}${p}`, { method, headers: { authorization: `Bearer ${srv.token}`, ...headers }, ca: srv.caCert }, (res) => onRes(res, req));
     req.on('error', reject);
     req.end(body);
   };
@@ -92,21 +63,15 @@ async function startServer(etcd: TestEtcd, gates: Record<string, boolean>): Prom
           res.on('end', finish);
         }, reject);
       }),
-    kubectl: (args) =>
-      run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'kube-cache'), ...args], { env: { ...process.env, HOME: dir } }),
-    async stop() {
-      await server.stop();
-      await storage.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    kubectl: (args) => srv.kubectl(args),
   };
 }
 
 const PB = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-let etcd: TestEtcd;
-let plain: Server; // every gate at its default
-let gated: Server; // CBORServingAndStorage on, APIResponseCompression off
+const etcd = useTestEtcd();
+const plain = raw(useTestServer({ etcd }).srv); // every gate at its default
+const gated = raw(useTestServer({ etcd, featureGates: { CBORServingAndStorage: true, APIResponseCompression: false } }).srv);
 let root: protobuf.Root;
 
 const ns = 'wire';
@@ -114,24 +79,15 @@ const secrets = `/api/v1/namespaces/${ns}/secrets`;
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  plain = await startServer(etcd, {});
-  gated = await startServer(etcd, { CBORServingAndStorage: true, APIResponseCompression: false });
   const protoDir = path.resolve(__dirname, '../../proto');
   root = new protobuf.Root();
   root.resolvePath = (_o, t) => (path.isAbsolute(t) ? t : path.join(protoDir, t));
   await root.load(['k8s.io/api/core/v1/generated.proto', 'github.com/google/gnostic-models/openapiv2/OpenAPIv2.proto'], { keepCase: true });
-  const nsBody = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const nsBody = JSON.stringify(namespace(ns));
   for (const s of [plain, gated]) {
     const r = await s.request('POST', '/api/v1/namespaces', { body: nsBody, headers: { 'content-type': 'application/json' } });
     expect([201, 409]).toContain(r.status);
   }
-});
-
-afterAll(async () => {
-  await plain?.stop();
-  await gated?.stop();
-  await etcd?.stop();
 });
 
 // ---------------------------------------------------------------- protobuf

@@ -14,6 +14,10 @@ export interface TestEtcd {
   dataDir: string;
   /** The managed process (for tests that kill or inspect it). */
   etcd: EmbeddedEtcd;
+  /** SIGKILLs the etcd process and waits until it has exited (an outage, or a crash). */
+  kill(): Promise<void>;
+  /** Starts etcd again on the same data dir and client port (after kill). */
+  restart(): Promise<void>;
   /** Stops etcd and removes its temp dir; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -37,6 +41,16 @@ export async function startTestEtcd(): Promise<TestEtcd> {
       endpoints,
       dataDir,
       etcd,
+      async kill() {
+        const pid = etcd.pid;
+        if (pid === undefined) throw new Error('etcd is not running');
+        const exited = new Promise<void>((r) => etcd.once('exit', () => r()));
+        process.kill(pid, 'SIGKILL');
+        await exited;
+      },
+      async restart() {
+        await etcd.start({ dataDir, clientPort: Number(new URL(endpoints[0] as string).port), unsafeNoFsync: true });
+      },
       stop: () =>
         (stopped ??= (async () => {
           await etcd.stop();

@@ -4,6 +4,7 @@
  */
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
+import { until, type WakeOn } from './until';
 
 /** One decoded watch event. */
 export interface StreamEvent<T = any> {
@@ -52,13 +53,16 @@ export function openWatch(target: WatchTarget, path: string, opts: { headers?: R
       const all: StreamEvent[] = [];
       let buffered = '';
       let done = false;
-      let wake: (() => void) | undefined;
       let resolveEnded!: () => void;
       const ended = new Promise<void>((r) => (resolveEnded = r));
+      /** Told of every new event and of the end. */
+      const listeners = new Set<() => void>();
+      const changes: WakeOn = (wake) => {
+        listeners.add(wake);
+        return () => listeners.delete(wake);
+      };
       const notify = (): void => {
-        const w = wake;
-        wake = undefined;
-        w?.();
+        for (const l of [...listeners]) l();
       };
       const finish = (): void => {
         if (done) return;
@@ -77,29 +81,27 @@ export function openWatch(target: WatchTarget, path: string, opts: { headers?: R
           finish();
         },
         next: async (n = 1, timeoutMs = 5000) => {
-          const deadline = Date.now() + timeoutMs;
-          while (queue.length < n) {
-            if (done) throw new Error(`watch ended after ${queue.length} of ${n} events: ${JSON.stringify(queue)}`);
-            const left = deadline - Date.now();
-            if (left <= 0) throw new Error(`timed out waiting for ${n} events, got ${queue.length}: ${JSON.stringify(queue)}`);
-            await new Promise<void>((r) => {
-              const t = setTimeout(r, left);
-              wake = () => {
-                clearTimeout(t);
-                r();
-              };
-            });
-          }
+          await until(
+            () => `${n} watch events, got ${queue.length}: ${JSON.stringify(queue)}`,
+            () => {
+              if (queue.length >= n) return true;
+              if (done) throw new Error(`watch ended after ${queue.length} of ${n} events: ${JSON.stringify(queue)}`);
+              return false;
+            },
+            { timeoutMs, wakeOn: changes },
+          );
           return queue.splice(0, n);
         },
         expectQuiet: async (ms) => {
           if (queue.length === 0 && !done) {
             await new Promise<void>((r) => {
-              const t = setTimeout(r, ms);
-              wake = () => {
+              const quiet = (): void => {
                 clearTimeout(t);
+                stop();
                 r();
               };
+              const t = setTimeout(quiet, ms);
+              const stop = changes(quiet);
             });
           }
           if (queue.length > 0) throw new Error(`unexpected watch event: ${JSON.stringify(queue[0])}`);

@@ -3,11 +3,11 @@ import { promises as fs } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
 import * as ts from 'typescript';
 import { EmbeddedEtcd, EtcdStartError } from '../../../src/server/embedded-etcd';
 import { startTestEtcd } from '../../support/etcd';
+import { until } from '../../support/until';
 
 function alive(pid: number): boolean {
   try {
@@ -18,13 +18,12 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitGone(pid: number, ms = 10_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!alive(pid)) return true;
-    await sleep(50);
-  }
-  return !alive(pid);
+/** Whether process `pid` is gone within `ms`. */
+function waitGone(pid: number, ms = 10_000): Promise<boolean> {
+  return until(`process ${pid} to exit`, () => !alive(pid), { timeoutMs: ms }).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function putGet(endpoints: string[], key: string, value: string): Promise<string | null> {
