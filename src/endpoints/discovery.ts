@@ -12,7 +12,7 @@ export function storageVersionHash(def: ResourceDefinition): string {
   return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
-function apiResource(def: ResourceDefinition): Record<string, unknown>[] {
+function apiResource(def: ResourceDefinition, withStorageVersionHash: boolean): Record<string, unknown>[] {
   const main: Record<string, unknown> = {
     name: def.resource,
     singularName: def.singularName,
@@ -22,7 +22,7 @@ function apiResource(def: ResourceDefinition): Record<string, unknown>[] {
   };
   if (def.shortNames.length) main.shortNames = def.shortNames;
   if (def.categories.length) main.categories = def.categories;
-  main.storageVersionHash = storageVersionHash(def);
+  if (withStorageVersionHash) main.storageVersionHash = storageVersionHash(def);
   const subs = def.subresources.map((s) => ({
     name: `${def.resource}/${s.name}`,
     singularName: '',
@@ -37,12 +37,14 @@ function sortedByName(gv: GroupVersionInfo): ResourceDefinition[] {
   return gv.stores.map((s) => s.def).sort((a, b) => a.resource.localeCompare(b.resource));
 }
 
-export function apiResourceList(gv: GroupVersionInfo): Record<string, unknown> {
+/** `storageVersionHash`: gate StorageVersionHash (kube 1.32: beta, on); off, kube's installer leaves the field out. */
+export function apiResourceList(gv: GroupVersionInfo, opts: { storageVersionHash?: boolean } = {}): Record<string, unknown> {
   const groupVersion = gv.group ? `${gv.group}/${gv.version}` : gv.version;
   const doc: Record<string, unknown> = { kind: 'APIResourceList' };
   if (gv.group) doc.apiVersion = 'v1';
   doc.groupVersion = groupVersion;
-  doc.resources = sortedByName(gv).flatMap(apiResource);
+  const withHash = opts.storageVersionHash ?? true;
+  doc.resources = sortedByName(gv).flatMap((def) => apiResource(def, withHash));
   return doc;
 }
 

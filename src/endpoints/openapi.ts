@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceDefinition, Verb } from '../registry/resource';
 import { Schema, SchemaRegistry, refName, schemaRef } from '../registry/schema';
+import { withoutEnums } from './openapi-enums';
 
 /** One serialised document and its ETag (unquoted; the header value is `"<etag>"`). */
 export interface OpenApiDocument {
@@ -32,6 +33,8 @@ export interface OpenApiOptions {
   serverVersion?: string;
   /** Include the deprecated /watch/ paths kube still serves. Default true. */
   includeWatchPaths?: boolean;
+  /** Gate OpenAPIEnums: keep the schemas' `enum`s (default true); false prunes them as kube does (openapi-enums.ts). */
+  enums?: boolean;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -356,7 +359,7 @@ function v3Document(items: PathItem[], tag: string, extraRoots: string[], schema
   }
   const comps: JsonObject = {};
   for (const name of reachable([...referenced(items), ...extraRoots], schemas)) {
-    comps[name] = schemaFor(name, schemas.get(name) as Schema, gvs);
+    comps[name] = schemaFor(name, servedSchema(schemas, name, opts), gvs);
   }
   return document({
     openapi: '3.0.0',
@@ -367,7 +370,13 @@ function v3Document(items: PathItem[], tag: string, extraRoots: string[], schema
 }
 
 function withDefaults(opts?: OpenApiOptions): Required<OpenApiOptions> {
-  return { serverVersion: opts?.serverVersion ?? 'v1.32.0', includeWatchPaths: opts?.includeWatchPaths ?? true };
+  return { serverVersion: opts?.serverVersion ?? 'v1.32.0', includeWatchPaths: opts?.includeWatchPaths ?? true, enums: opts?.enums ?? true };
+}
+
+/** A named schema as the documents serve it (without enums while OpenAPIEnums is off). */
+function servedSchema(schemas: SchemaRegistry, name: string, opts: Required<OpenApiOptions>): Schema {
+  const s = schemas.get(name) as Schema;
+  return opts.enums ? s : withoutEnums(s);
 }
 
 function groupVersions(defs: ResourceDefinition[]): { group: string; version: string }[] {
@@ -493,7 +502,7 @@ export function buildOpenApiV2(defs: ResourceDefinition[], schemas: SchemaRegist
     for (const n of referenced(items)) roots.add(n);
   }
   const definitions: JsonObject = {};
-  for (const name of reachable(roots, schemas)) definitions[name] = toV2Schema(schemaFor(name, schemas.get(name) as Schema, gvs));
+  for (const name of reachable(roots, schemas)) definitions[name] = toV2Schema(schemaFor(name, servedSchema(schemas, name, opts), gvs));
   return document({
     swagger: '2.0',
     info: { title: 'Kubernetes', version: opts.serverVersion },

@@ -77,9 +77,30 @@ export function resolveList(def: ResourceDefinition, prefix: string, q: ListQuer
   };
 }
 
-/** kube's ValidateListOptions: lists and watches are validated differently. */
-function validateListOptions(q: ListQuery, rv: string, match: string): void {
-  const errs = q.watch ? watchOptionErrors(q, match) : listOptionErrors(q, rv, match);
+/**
+ * What kube's list, watch and deletecollection handlers do to the query before the store sees it
+ * (apiserver endpoints/handlers get.go and delete.go: SetListOptionsDefaults, then
+ * ValidateListOptions, both given gate WatchList). With WatchList on, a watch whose resourceVersion
+ * is unset or "0" and that names neither sendInitialEvents nor resourceVersionMatch becomes a
+ * streaming list (sendInitialEvents=true, resourceVersionMatch=NotOlderThan): its state ends with
+ * the initial-events-end bookmark when bookmarks are allowed. With it off, a watch naming
+ * sendInitialEvents is refused (422). The server's own watchers call the store directly and keep
+ * their streaming options whatever the gate.
+ */
+export function requestListQuery(q: ListQuery, watchList: boolean): ListQuery {
+  if (!watchList) {
+    // Only the gate's error is new here; every other one the store's validation reports as before.
+    if (q.watch && q.sendInitialEvents !== undefined) validateListOptions(q, q.resourceVersion ?? '', q.resourceVersionMatch ?? '', false);
+    return q;
+  }
+  const legacy = !q.resourceVersion || q.resourceVersion === '0';
+  if (!q.watch || !legacy || q.sendInitialEvents !== undefined || q.resourceVersionMatch) return q;
+  return { ...q, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' };
+}
+
+/** kube's ValidateListOptions: lists and watches are validated differently; `watchList` is the gate. */
+function validateListOptions(q: ListQuery, rv: string, match: string, watchList = true): void {
+  const errs = q.watch ? watchOptionErrors(q, match, watchList) : listOptionErrors(q, rv, match);
   if (errs.length) throw errors.invalid(listOptionsGK, '', errs);
 }
 
@@ -99,11 +120,14 @@ function listOptionErrors(q: ListQuery, rv: string, match: string): FieldError[]
   return errs;
 }
 
-/** A watch may use resourceVersionMatch only with sendInitialEvents (and only NotOlderThan). */
-function watchOptionErrors(q: ListQuery, match: string): FieldError[] {
+/** A watch may use resourceVersionMatch only with sendInitialEvents (and only NotOlderThan); sendInitialEvents needs WatchList. */
+function watchOptionErrors(q: ListQuery, match: string, watchList: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  if (q.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-    errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  if (q.sendInitialEvents !== undefined) {
+    if (match !== 'NotOlderThan') {
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    }
+    if (!watchList) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
   }
   if (match !== '') {
     if (q.sendInitialEvents === undefined) {

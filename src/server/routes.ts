@@ -80,7 +80,7 @@ function discovery(deps: RouteDeps, legacy: boolean) {
 export function buildRouter(deps: RouteDeps): Router {
   const r = Router();
   const servesGroup = (group: string) => deps.registry.groupVersions().some((g) => g.group === group);
-  const openapi = new OpenApiDocuments(deps.registry, deps.schemas, versionInfo.gitVersion);
+  const openapi = new OpenApiDocuments(deps.registry, deps.schemas, versionInfo.gitVersion, { enums: deps.features.openAPIEnums });
 
   r.get('/version', (req, res) => sendJson(req, res, versionInfo));
   r.get('/healthz', healthHandler('healthz', deps.health.livez));
@@ -95,7 +95,7 @@ export function buildRouter(deps: RouteDeps): Router {
   r.get('/api/v1', (req, res) => {
     const gv = deps.registry.groupVersions().find((g) => !g.group && g.version === 'v1');
     if (!gv) throw errors.routeNotFound();
-    sendJson(req, res, apiResourceList(gv));
+    sendJson(req, res, apiResourceList(gv, { storageVersionHash: deps.features.storageVersionHash }));
   });
   r.get('/apis/:group', (req, res) => {
     const doc = apiGroupDoc(deps.registry, req.params.group as string);
@@ -108,7 +108,7 @@ export function buildRouter(deps: RouteDeps): Router {
       if (!servesGroup(req.params.group as string)) return notFoundText(res);
       throw errors.routeNotFound();
     }
-    sendJson(req, res, apiResourceList(gv));
+    sendJson(req, res, apiResourceList(gv, { storageVersionHash: deps.features.storageVersionHash }));
   });
 
   r.get('/openapi/v2', (req, res) => openapi.serveV2(req, res));

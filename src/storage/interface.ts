@@ -60,6 +60,13 @@ export interface WatchOptions {
   bookmarks?: boolean;
   /** After the initial state, one BOOKMARK annotated `k8s.io/initial-events-end: "true"` (sendInitialEvents). */
   initialEventsEndBookmark?: boolean;
+  /**
+   * kube's legacy watch: neither resourceVersion nor sendInitialEvents was given (the start is the
+   * `latest` state). etcd lists its current state, as for any such start; the watch cache starts
+   * from its own current state without first confirming it has caught up with etcd (kube's
+   * cacher), or hands the watch to etcd under WatchFromStorageWithoutResourceVersion.
+   */
+  withoutResourceVersion?: boolean;
 }
 
 /** A running watch: events arrive through the sink until stop() or an ERROR/close. */

@@ -1,7 +1,7 @@
 /** GET of one object and of a collection. */
 import { queryBool } from '../query-bool';
 import { errors } from '../../api';
-import type { ListQuery } from '../../registry';
+import { type ListQuery, requestListQuery } from '../../registry';
 import { negotiate, writeList, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 
@@ -23,9 +23,10 @@ function parseIntParam(name: string, v: string | undefined): number | undefined 
   return Number(v);
 }
 
+/** The list options of a list, watch or deletecollection request, defaulted and checked as kube's handlers do with gate WatchList. */
 export function listQuery(s: HandlerScope): ListQuery {
   const q = s.query;
-  return {
+  const query: ListQuery = {
     labelSelector: q.labelSelector,
     fieldSelector: q.fieldSelector,
     limit: parseIntParam('limit', q.limit),
@@ -35,6 +36,7 @@ export function listQuery(s: HandlerScope): ListQuery {
     sendInitialEvents: queryBool(q.sendInitialEvents),
     watch: queryBool(q.watch) ?? false,
   };
+  return requestListQuery(query, s.features.watchList);
 }
 
 export { parseIntParam };

@@ -12,7 +12,8 @@
 import { randomInt } from 'node:crypto';
 import { KubeObject, errors } from '../../api';
 import type { WatchEvent } from '../../registry';
-import { cborSeqMediaType, negotiateObject } from '../negotiation';
+import { encodeBody } from '../codec';
+import { type ResponseTarget, cborSeqMediaType, negotiateObject } from '../negotiation';
 import { convertForTarget, includeObjectParam, protobufServes, writeWarnings } from '../responses';
 import type { HandlerScope } from '../scope';
 import { WatchFrameQueue } from '../watch-frames';
@@ -35,17 +36,20 @@ export const defaultWatchBufferBytes = 1024 * 1024;
 const timeoutBookmarkLeadMs = 2000;
 
 export async function watchHandler(s: HandlerScope): Promise<void> {
-  const target = negotiateObject(s.req.headers.accept, { allowTable: true, protobuf: protobufServes(s), cbor: !!s.cbor });
+  // As kube's handler: the options are decoded, defaulted and validated before negotiation.
+  const query = { ...listQuery(s), allowWatchBookmarks: queryBool(s.query.allowWatchBookmarks) ?? false };
+  // kube's isListWatchRequest: a streaming list (WatchList) is never served as a Table.
+  const listWatch = s.features.watchList && query.sendInitialEvents === true && query.allowWatchBookmarks;
+  const target = negotiateObject(s.req.headers.accept, { allowTable: !listWatch, protobuf: protobufServes(s), cbor: !!s.cbor });
   // YAML has no stream framing (kube answers 406); protobuf streams length-prefixed WatchEvents.
   if (target.format === 'yaml') throw errors.notAcceptable(['application/json', 'application/vnd.kubernetes.protobuf', ...(s.cbor ? [cborSeqMediaType] : [])]);
   const protobuf = target.format === 'protobuf' ? s.protobuf : undefined;
   // kube answers a CBOR watch as application/cbor-seq: one self-described item per event.
   const cbor = target.format === 'cbor' ? s.cbor : undefined;
   const contentType = protobuf ? `${target.contentType};stream=watch` : cbor ? cborSeqMediaType : target.contentType;
-  const query = { ...listQuery(s), allowWatchBookmarks: queryBool(s.query.allowWatchBookmarks) ?? false };
   if (s.info.name) query.fieldSelector = [query.fieldSelector, `metadata.name=${s.info.name}`].filter(Boolean).join(',');
   const timeoutSeconds = parseIntParam('timeoutSeconds', s.query.timeoutSeconds) || defaultTimeoutSeconds(); // 0 means the default, as kube
-  const bookmarkShape = bookmarkObjectFor(s);
+  const bookmarkShape = bookmarkObjectFor(s, listWatch ? listBlueprint(s, target) : undefined);
   const includeObject = includeObjectParam(s);
   const { res, req } = s;
   let started = false;
@@ -161,17 +165,46 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
 /**
  * A BOOKMARK's object is an empty instance of the watched kind carrying only the resourceVersion
  * (and the initial-events-end annotation), serialised as Go does a zero object: creationTimestamp
- * null, and spec/status as {} for kinds that have them.
+ * null, and spec/status as {} for kinds that have them. A streaming list's initial-events-end
+ * bookmark also carries `blueprint` (see listBlueprint).
  */
-function bookmarkObjectFor(s: HandlerScope): (o: KubeObject) => Record<string, unknown> {
+function bookmarkObjectFor(s: HandlerScope, blueprint?: () => string): (o: KubeObject) => Record<string, unknown> {
   const props = s.schemas.get(s.store.def.schemaName)?.properties ?? {};
   const zeroStructs = ['spec', 'status'].filter((f) => f in props);
   return (o) => {
     // Go's ObjectMeta order: resourceVersion, creationTimestamp, annotations.
     const metadata: Record<string, unknown> = { resourceVersion: o.metadata.resourceVersion, creationTimestamp: null };
-    if (o.metadata.annotations) metadata.annotations = o.metadata.annotations;
+    const annotations = o.metadata.annotations;
+    if (annotations) {
+      metadata.annotations =
+        blueprint && annotations[initialEventsEnd] === 'true' ? { ...annotations, [initialEventsListBlueprint]: blueprint() } : annotations;
+    }
     const out: Record<string, unknown> = { kind: s.store.def.kind, apiVersion: s.store.apiVersion, metadata };
     for (const f of zeroStructs) out[f] = {};
     return out;
+  };
+}
+
+const initialEventsEnd = 'k8s.io/initial-events-end';
+const initialEventsListBlueprint = 'kubernetes.io/initial-events-list-blueprint';
+
+/**
+ * kube's watchListTransformer (apiserver endpoints/handlers/response.go): the initial-events-end
+ * bookmark of a streaming list carries, base64, an empty list of the watched kind
+ * (PartialObjectMetadataList when partial metadata was asked for) encoded as the events' objects
+ * are, so a client can build the list the stream stands for. Made once per watch, when needed.
+ */
+function listBlueprint(s: HandlerScope, target: ResponseTarget): () => string {
+  let encoded: string | undefined;
+  return () => {
+    if (encoded === undefined) {
+      const as = target.as;
+      // Go's zero list: empty ListMeta, nil items.
+      const list = as
+        ? { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${as.version}`, metadata: {}, items: null }
+        : { kind: s.store.def.listKind, apiVersion: s.store.apiVersion, metadata: {}, items: null };
+      encoded = encodeBody(list, target.format, false, s.protobuf, s.cbor).toString('base64');
+    }
+    return encoded;
   };
 }

@@ -3,7 +3,9 @@
  * the server's prefix in memory, fed by ONE etcd watch over the whole keyspace (so the cache knows
  * etcd's current revision exactly), with a bounded event history. Watches and the reads kube serves
  * from its cache are answered here; writes, continue/Exact lists and watches older than the
- * history go to etcd, which alone decides what is compacted (410).
+ * history go to etcd, which alone decides what is compacted (410). Two feature gates move reads
+ * between the two as in kube 1.32 (CacherOptions): ConsistentListFromCache (consistent lists) and
+ * WatchFromStorageWithoutResourceVersion (watches without a resourceVersion).
  */
 import { markSharedItems, type KubeObject } from '../../api';
 import { StorageError, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
@@ -40,6 +42,21 @@ export interface CacherOptions {
   bookmarkIntervalMs?: number;
   /** Called when the cache relists after its etcd watch broke. */
   onRestart?: (reason: unknown) => void;
+  /**
+   * Gate ConsistentListFromCache (kube 1.32: beta, on; default true). On: a list with
+   * resourceVersion unset is served here once the cache has reached etcd's current revision, its
+   * limit honoured; when it cannot within futureRevisionWaitMs the list goes to etcd (kube's
+   * fallback). Off: such lists go to etcd (kube's shouldDelegateList). kube also requires etcd's
+   * progress notifications for it; this cache follows the whole keyspace and knows etcd's
+   * revision without them, so it behaves as kube does on an etcd that supports them.
+   */
+  consistentListFromCache?: boolean;
+  /**
+   * Gate WatchFromStorageWithoutResourceVersion (kube 1.32: beta, off; default false). On: a legacy
+   * watch (no resourceVersion, no sendInitialEvents: WatchOptions.withoutResourceVersion) goes to
+   * etcd instead of starting from the cache's current state.
+   */
+  watchFromStorageWithoutResourceVersion?: boolean;
 }
 
 const initialListPageSize = 10000;
@@ -134,11 +151,11 @@ export class Cacher implements Storage {
   async list(prefix: string, o: ListOptions): Promise<ListResult> {
     const c = o.consistency ?? { kind: 'latest' };
     // kube's shouldDelegateList: continuations and Exact go to etcd, and so does a consistent list
-    // with a limit (etcd 3.4 lacks the progress notifications kube's consistent cache reads need).
+    // while ConsistentListFromCache is off.
     const delegate =
       o.startKey !== undefined ||
       o.exactRevision !== undefined ||
-      (o.limit > 0 && c.kind === 'latest') ||
+      (c.kind === 'latest' && !(this.opts.consistentListFromCache ?? true)) ||
       !prefix.startsWith(this.keyPrefix) ||
       !this.isReady;
     if (delegate) return this.opts.etcd.list(prefix, o);
@@ -146,8 +163,8 @@ export class Cacher implements Storage {
     if (c.kind === 'latest' && !(await this.catchUpWithEtcd())) return this.opts.etcd.list(prefix, o);
     // etcd answers a list that meets a value that cannot be read back with kube's error.
     if (this.corruptUnder(prefix) !== undefined) return this.opts.etcd.list(prefix, o);
-    // kube's computeListLimit: RV=0 lists from the cache ignore limit; a not-older-than one is paged.
-    const limit = c.kind === 'notOlderThan' ? o.limit : 0;
+    // kube's computeListLimit: RV=0 lists from the cache ignore limit; consistent and not-older-than ones are paged.
+    const limit = c.kind === 'any' ? 0 : o.limit;
     const keys = this.keysWithPrefix(prefix);
     const items: KubeObject[] = [];
     let lastKey: string | undefined;
@@ -176,6 +193,8 @@ export class Cacher implements Storage {
   }
 
   watch(prefix: string, o: WatchOptions, sink: WatchSink): Watch {
+    // kube's cacher hands a legacy watch to etcd under WatchFromStorageWithoutResourceVersion.
+    if (o.withoutResourceVersion && this.opts.watchFromStorageWithoutResourceVersion) return this.opts.etcd.watch(prefix, o, sink);
     const w = new CacheWatcher(prefix, !!o.exactKey, o.predicate, sink, !!o.bookmarks);
     let delegated: Watch | undefined;
     void this.startWatch(w, o, sink).then(
@@ -216,8 +235,10 @@ export class Cacher implements Storage {
     }
     const c = start.consistency;
     if (c.kind === 'notOlderThan') await this.waitForRevision(w.prefix, c.revision);
-    // A consistent watch from a cache that cannot catch up: ERROR 504 naming etcd's revision.
-    if (c.kind === 'latest') await this.waitForRevision(w.prefix, await this.opts.etcd.currentRevision());
+    // A consistent watch from a cache that cannot catch up: ERROR 504 naming etcd's revision. A
+    // legacy watch (no resourceVersion, no sendInitialEvents) starts from the cache's current
+    // state unconfirmed, as kube's cacher does (getWatchCacheResourceVersion's legacy case).
+    if (c.kind === 'latest' && !o.withoutResourceVersion) await this.waitForRevision(w.prefix, await this.opts.etcd.currentRevision());
     if (w.stopped) return undefined;
     // kube's etcd3 watcher: a state it cannot read ends the watch with an ERROR.
     const corrupt = w.exactKey ? this.corrupt.get(w.prefix) : this.corruptUnder(w.prefix);
