@@ -56,6 +56,20 @@ module.exports = {
       to: { path: 'node_modules/express/' },
     },
     {
+      name: 'resource-declarations-registered-once',
+      comment: 'a resource is one declaration plus one line in registry/resources/index.ts: nothing else imports a declaration',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/registry/resources/' },
+      to: { path: '^src/registry/resources/[^/]+/' },
+    },
+    {
+      name: 'admission-plugins-registered-once',
+      comment: 'an admission plugin is one file plus one line in admission/register-all.ts; the chain reaches it only by name',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/admission/(register-all\\.ts|index\\.ts|plugins/)' },
+      to: { path: '^src/admission/plugins/' },
+    },
+    {
       name: 'main-is-the-only-composition-root',
       severity: 'error',
       from: { path: '^src/(?!main\\.ts)' },

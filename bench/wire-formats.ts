@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { SchemaRegistry, refName } from '../src/registry/schema';
 import { ByteFieldSchema, CborCodec, byteFieldPaths } from '../src/storage/codec/cbor-codec';
 import { ProtobufCodec } from '../src/storage/codec/protobuf-codec';
+import { builtinResources, protobufKindsOf } from '../src/registry';
 
 type Json = Record<string, unknown>;
 
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   const count = arg('objects', 2000);
   const rounds = arg('rounds', 5);
   const schemas = await SchemaRegistry.load();
-  const protobuf = await ProtobufCodec.load();
+  const protobuf = await ProtobufCodec.load(undefined, builtinResources.flatMap(protobufKindsOf));
   const secretSchema = schemas.get('io.k8s.api.core.v1.Secret') as ByteFieldSchema;
   const secretBytes = byteFieldPaths(secretSchema, (r) => schemas.get(refName(r)) as ByteFieldSchema | undefined);
   const cbor = new CborCodec({ byteFields: (_v, kind) => (kind === 'Secret' ? secretBytes : undefined) });

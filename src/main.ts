@@ -10,12 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import winston from 'winston';
-import { parseFlags, usage, FeatureGateError, FeatureGates, FlagError, ServerConfig } from './config';
+import { help, parseFlags, usage, FeatureGateError, FeatureGates, FlagError, ServerConfig } from './config';
 import { TokenAuthenticator, TokenFileAuthenticator, bearerTokenAuthenticator, staticTokenAuthenticator, withAuthenticatedGroup } from './auth';
 import { EmbeddedEtcd, EmbeddedEtcdEndpoints } from './server/embedded-etcd';
 import type * as AppModule from './server/app';
 import type * as CertsModule from './server/certs';
 import type * as KubeconfigModule from './server/kubeconfig';
+import type * as RegistryModule from './registry';
 import type * as SchemaModule from './registry/schema';
 import type * as ProtobufModule from './storage/codec/protobuf-codec';
 import type * as StorageModule from './storage';
@@ -34,6 +35,7 @@ interface ServingModules {
   app: typeof AppModule;
   certs: typeof CertsModule;
   kubeconfig: typeof KubeconfigModule;
+  registry: typeof RegistryModule;
   schema: typeof SchemaModule;
   protobuf: typeof ProtobufModule;
   storage: typeof StorageModule;
@@ -49,6 +51,7 @@ function loadServingModules(): ServingModules {
     app: require('./server/app') as typeof AppModule,
     certs: require('./server/certs') as typeof CertsModule,
     kubeconfig: require('./server/kubeconfig') as typeof KubeconfigModule,
+    registry: require('./registry') as typeof RegistryModule,
     schema: require('./registry/schema') as typeof SchemaModule,
     protobuf: require('./storage/codec/protobuf-codec') as typeof ProtobufModule,
     storage: require('./storage') as typeof StorageModule,
@@ -81,7 +84,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     etcd = new EmbeddedEtcd();
     ({ started: etcdStarted } = await launchEmbeddedEtcd(etcd, config.dataDir));
   }
-  const { app, certs: certsModule, kubeconfig, schema, protobuf: protobufModule, storage: storageModule } = loadServingModules();
+  const { app, certs: certsModule, kubeconfig, registry, schema, protobuf: protobufModule, storage: storageModule } = loadServingModules();
 
   // Independent of etcd: certificates, credentials, schemas and codecs are prepared while it starts.
   const hosts = [os.hostname()];
@@ -97,7 +100,9 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     ? TokenFileAuthenticator.load(config.tokenAuthFile, { onWarning: (w) => logger.warn(w) })
     : Promise.resolve(undefined);
   const schemasReady = schema.SchemaRegistry.load();
-  const protobufReady = protobufModule.ProtobufCodec.load();
+  // The built-in kinds' protobuf forms are known before the watch cache reads etcd: values a
+  // kube-apiserver stored there decode from the first read. Resources added later bring theirs.
+  const protobufReady = protobufModule.ProtobufCodec.load(undefined, registry.builtinResources.flatMap(registry.protobufKindsOf));
   // Failures are reported in the order the steps used to run (etcd first), so observe them for now.
   for (const p of [certsReady, adminTokenReady, tokenFileReady, schemasReady, protobufReady]) p.catch(() => undefined);
 
@@ -130,7 +135,13 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     onError: (e) => logger.warn('etcd compaction failed', { error: (e as Error).message }),
   });
   const storage: StorageModule.Storage = config.watchCache
-    ? new storageModule.Cacher({ etcd: etcdStore, prefix: config.etcdPrefix, onRestart: (e) => logger.warn('watch cache relisting', { reason: String(e) }) })
+    ? new storageModule.Cacher({
+        etcd: etcdStore,
+        prefix: config.etcdPrefix,
+        onRestart: (e) => logger.warn('watch cache relisting', { reason: String(e) }),
+        consistentListFromCache: featureGates.enabled('ConsistentListFromCache'),
+        watchFromStorageWithoutResourceVersion: featureGates.enabled('WatchFromStorageWithoutResourceVersion'),
+      })
     : etcdStore;
 
   const certs = await certsReady;
@@ -158,6 +169,10 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
     disableHttp2: config.disableHttp2Serving,
     requestTimeoutMs: config.requestTimeoutMs,
+    // kube's http.Server sets no ReadTimeout: a body still arriving is cut off by the request
+    // deadline (--request-timeout). Our connection-level body bounds follow the same flag.
+    requestReadTimeoutMs: config.requestTimeoutMs,
+    runtimeConfig: config.runtimeConfig,
     featureGates,
   });
   let port: number;
@@ -215,7 +230,7 @@ async function main(argv: string[]): Promise<void> {
     throw e;
   }
   if (config.help) {
-    process.stdout.write(`${usage()}\n`);
+    process.stdout.write(help());
     return;
   }
   const logger = makeLogger(config.verbosity);

@@ -90,9 +90,14 @@ const refName = (ref: string): string => ref.slice(ref.lastIndexOf('/') + 1);
  * resolver (per resource) and reuse it across requests; it holds no request state.
  */
 export class ApplyTypes {
-  private readonly memo = [new WeakMap<ApplySchema, Atom>(), new WeakMap<ApplySchema, Atom>()];
+  private memo = [new WeakMap<ApplySchema, Atom>(), new WeakMap<ApplySchema, Atom>()];
 
   constructor(private readonly resolve: ApplySchemaResolver) {}
+
+  /** Forgets every type compiled so far (the schemas changed at run time). */
+  clear(): void {
+    this.memo = [new WeakMap<ApplySchema, Atom>(), new WeakMap<ApplySchema, Atom>()];
+  }
 
   /** The type of a top-level schema (e.g. the Secret schema). */
   root(schema: ApplySchema): TypeRef {

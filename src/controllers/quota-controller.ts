@@ -130,6 +130,9 @@ export class QuotaController {
     const run = this.run;
     if (!run) return;
     const stores = this.opts.registry.all().filter((s) => this.isQuotable(s));
+    // A resource no longer served is no longer counted from events (kube's monitor drops it too).
+    const served = new Set(stores.map((s) => `${s.def.group}/${s.def.resource}`));
+    for (const key of run.watches.keys()) if (!served.has(key)) run.watches.forget(key);
     for (const store of [...stores.filter((s) => !isQuotaStore(s)), ...stores.filter(isQuotaStore)]) {
       const key = `${store.def.group}/${store.def.resource}`;
       if (run.watches.has(key)) continue;

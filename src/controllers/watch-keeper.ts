@@ -53,6 +53,19 @@ export class WatchKeeper {
     this.queue.add(key);
   }
 
+  /** Stops keeping `key`'s watch (its resource is no longer served); events still arriving are dropped. */
+  forget(key: string): void {
+    const kept = this.kept.get(key);
+    if (!kept) return;
+    this.kept.delete(key);
+    kept.watch?.stop();
+  }
+
+  /** Every key kept, open or waiting to reopen. */
+  keys(): string[] {
+    return [...this.kept.keys()];
+  }
+
   has(key: string): boolean {
     return this.kept.has(key);
   }

@@ -398,9 +398,10 @@ export async function decodeYamlInWorker(text: string, signal?: AbortSignal, pru
   return (await inWorker({ media: 'yaml', text, prune: pruneRequest(prune) }, signal)) as BodyDecoded;
 }
 
+/** What a thread needs to cut unknown fields: the directory it loads, when the schema is from there (not added at run time). */
 function pruneRequest(prune: PruneTarget | undefined): DecodeRequest['prune'] {
   const dir = prune?.registry.source;
-  return prune && dir !== undefined ? { dir, schemaName: prune.schemaName, mode: prune.mode } : undefined;
+  return prune && dir !== undefined && prune.registry.fromSource(prune.schemaName) ? { dir, schemaName: prune.schemaName, mode: prune.mode } : undefined;
 }
 
 /**

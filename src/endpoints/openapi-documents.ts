@@ -50,6 +50,8 @@ const GZIP_MIN_SIZE = 1400;
 export interface OpenApiDocumentsOptions {
   /** The protobuf encoder of /openapi/v2 (default: loaded from proto/ on first use). */
   v2Protobuf?: () => Promise<OpenApiV2Protobuf>;
+  /** Gate OpenAPIEnums (default true): false serves the schemas without their enums, as kube does. */
+  enums?: boolean;
 }
 
 export class OpenApiDocuments {
@@ -63,12 +65,13 @@ export class OpenApiDocuments {
     private readonly opts: OpenApiDocumentsOptions = {},
   ) {
     registry.onChange(() => (this.built = undefined));
+    schemas.onChange(() => (this.built = undefined));
   }
 
   private get docs(): Built {
     if (!this.built) {
       const defs = this.registry.definitions();
-      const opts = { serverVersion: this.serverVersion };
+      const opts = { serverVersion: this.serverVersion, enums: this.opts.enums ?? true };
       this.built = { v2: buildOpenApiV2(defs, this.schemas, opts), v3: buildOpenApiV3(defs, this.schemas, opts), at: new Date() };
     }
     return this.built;

@@ -1,4 +1,5 @@
 /** Routes a resource request (already parsed into RequestInfo) to its store and verb handler. */
+import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
 import { errors } from '../api';
 import type { GenericStore, Verb } from '../registry';
@@ -32,7 +33,11 @@ function resourceScope(deps: ServingDeps, store: GenericStore): ResourceScope {
   let scope = byStore.get(store);
   if (!scope) {
     const { registry: _registry, ...shared } = deps;
-    byStore.set(store, (scope = { ...shared, store }));
+    // The resource's requests end with the server or when the resource stops being served.
+    const shutdownSignal = deps.shutdownSignal ? AbortSignal.any([deps.shutdownSignal, store.removedSignal]) : store.removedSignal;
+    // Every open watch of the resource listens to it: thousands of listeners are expected.
+    setMaxListeners(0, shutdownSignal);
+    byStore.set(store, (scope = { ...shared, shutdownSignal, store }));
   }
   return scope;
 }
@@ -68,8 +73,8 @@ export async function serveResource(deps: ServingDeps, req: Request, res: Respon
   const query: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
   ctx.namespace = def.namespaced ? info.namespace : '';
-  ctx.signal = deps.shutdownSignal;
   const r = resourceScope(deps, store);
+  ctx.signal = r.shutdownSignal;
   // Written out (not spread): one object shape for every request, built without a property walk.
   const scope: HandlerScope = {
     store: r.store,
@@ -83,6 +88,7 @@ export async function serveResource(deps: ServingDeps, req: Request, res: Respon
     watchBufferBytes: r.watchBufferBytes,
     streams: r.streams,
     unsafeDelete: r.unsafeDelete,
+    features: r.features,
     info,
     ctx,
     req,

@@ -40,11 +40,28 @@ export interface ServingDeps {
    * ignoreStoreReadErrorWithClusterBreakingPotential, authorized by this authorizer.
    */
   unsafeDelete?: { authorizer: Authorizer };
+  /** The feature gates that change what is served, resolved once from `--feature-gates` (server/app.ts). */
+  features: ServingFeatures;
+}
+
+/** Gates read while serving (the storage's own gates are options of the watch cache). */
+export interface ServingFeatures {
+  /**
+   * WatchList (kube 1.32: beta, on): a watch may ask for a streaming list (sendInitialEvents), and one
+   * from resourceVersion unset or "0" is one; off, sendInitialEvents on a watch is a 422.
+   */
+  watchList: boolean;
+  /** OpenAPIEnums (beta, on): the OpenAPI documents keep their `enum`s; off, kube drops them and their description section. */
+  openAPIEnums: boolean;
+  /** StorageVersionHash (beta, on): discovery's resources carry storageVersionHash; off, kube omits it. */
+  storageVersionHash: boolean;
 }
 
 /** One served resource's handler dependencies (kube's RequestScope). */
-export interface ResourceScope extends Omit<ServingDeps, 'registry'> {
+export interface ResourceScope extends Omit<ServingDeps, 'registry' | 'shutdownSignal'> {
   store: GenericStore;
+  /** Aborted when the server shuts down or the resource stops being served (Registry.remove). */
+  shutdownSignal: AbortSignal;
 }
 
 /** Everything a verb handler needs for one request; express objects stay in endpoints/. */

@@ -30,7 +30,7 @@ import type { AdmissionAttributes, AdmissionChain, Operation } from '../admissio
 import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
 import type { RequestContext } from './context';
 import { ListQuery, readConsistency, resolveList } from './list-options';
-import { defaultResourceSettings, type ResourceDefinition, type ResourceSettings, type Strategy } from './resource';
+import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition, type ResourceSettings, type Strategy } from './resource';
 
 /** kube's rest.UpdatedObjectInfo: computes the new object from the current one (null = absent). */
 export type UpdatedObjectFn = (current: KubeObject | null) => Promise<KubeObject> | KubeObject;
@@ -67,10 +67,15 @@ export class GenericStore {
   readonly apiVersion: string;
   /** The declaration's TTL, resolved when installed (Registry.add), seconds. */
   readonly ttlSeconds: number | undefined;
+  /** Whether objects are kept in etcd (a review store keeps none). */
+  readonly stored: boolean = true;
+  /** `<etcd prefix>/<storage prefix>`: every key of this resource starts with it and a slash. */
+  private readonly keyRoot: string;
+  private readonly removal = new AbortController();
 
   constructor(
     readonly def: ResourceDefinition,
-    private readonly deps: GenericStoreDeps,
+    protected readonly deps: GenericStoreDeps,
   ) {
     this.gr = { group: def.group, resource: def.resource };
     this.gk = { group: def.group, kind: def.kind };
@@ -78,19 +83,26 @@ export class GenericStore {
     // The declaration's TTL, or the server setting it names, resolved once.
     const ttl = def.ttlSeconds;
     this.ttlSeconds = typeof ttl === 'function' ? ttl(deps.settings ?? defaultResourceSettings) : ttl;
+    this.keyRoot = `${deps.prefix}/${storagePrefixOf(def)}`;
+  }
+
+  /** Aborted when the resource stops being served (Registry.remove): its watches end. */
+  get removedSignal(): AbortSignal {
+    return this.removal.signal;
+  }
+
+  /** Called by Registry.remove: ends the resource's watches; its objects stay in etcd. */
+  markRemoved(): void {
+    this.removal.abort(new Error(`${groupResourceString(this.gr)} is no longer served`));
   }
 
   keyFor(namespace: string, name: string): string {
-    return this.def.namespaced
-      ? `${this.deps.prefix}/${this.def.resource}/${namespace}/${name}`
-      : `${this.deps.prefix}/${this.def.resource}/${name}`;
+    return this.def.namespaced ? `${this.keyRoot}/${namespace}/${name}` : `${this.keyRoot}/${name}`;
   }
 
   /** The prefix of a collection: one namespace, or every namespace when ns is "". */
   prefixFor(namespace: string): string {
-    return this.def.namespaced && namespace
-      ? `${this.deps.prefix}/${this.def.resource}/${namespace}/`
-      : `${this.deps.prefix}/${this.def.resource}/`;
+    return this.def.namespaced && namespace ? `${this.keyRoot}/${namespace}/` : `${this.keyRoot}/`;
   }
 
   async get(ctx: RequestContext, name: string, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
@@ -126,10 +138,11 @@ export class GenericStore {
   }
 
   /**
-   * Starts a watch (seed 000's watch table): RV unset → current state (consistent) then changes;
+   * Starts a watch (seed 000's watch table): RV unset → current state then changes;
    * "0" → state at any revision then changes; N → changes after N. `sendInitialEvents=true` gives the
-   * state at the requested freshness, ended by a bookmark; `sendInitialEvents=false` with RV unset
-   * starts at the current revision without state.
+   * state at the requested freshness (RV unset: consistent), ended by a bookmark; `sendInitialEvents=false`
+   * with RV unset starts at the current revision without state. RV unset without sendInitialEvents is
+   * kube's legacy watch (storage's `withoutResourceVersion`); over HTTP only while WatchList is off.
    */
   async watch(ctx: RequestContext, query: ListQuery & { allowWatchBookmarks?: boolean }, sink: WatchSink): Promise<Watch> {
     const prefix = this.prefixFor(ctx.namespace);
@@ -150,6 +163,8 @@ export class GenericStore {
         predicate: plan.options.predicate,
         bookmarks: !!query.allowWatchBookmarks,
         initialEventsEndBookmark: !!query.sendInitialEvents && !!query.allowWatchBookmarks,
+        // kube's legacy watch (the HTTP handler makes it a streaming list while WatchList is on).
+        withoutResourceVersion: rv === '' && query.sendInitialEvents === undefined,
       },
       sink,
     );
@@ -498,7 +513,7 @@ export class GenericStore {
     }
   }
 
-  private attrs(
+  protected attrs(
     ctx: RequestContext,
     operation: Operation,
     object?: KubeObject,

@@ -4,6 +4,8 @@ export * from './generic-store';
 export * from './list-options';
 export * from './registry';
 export * from './namespace-store';
+export * from './review-store';
+export * from './runtime-config';
 export * from './table';
 export { builtinResources } from './resources';
 export * from './patcher';

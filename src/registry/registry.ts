@@ -1,12 +1,16 @@
 /** The resource table: every served resource's store, found by group/version/resource; resources can be added at run time. */
 import { GenericStore, type GenericStoreDeps } from './generic-store';
 import { NamespaceStore } from './namespace-store';
-import type { ResourceDefinition } from './resource';
+import { storagePrefixOf, type ResourceDefinition } from './resource';
+import { ReviewStore } from './review-store';
 
 export type RegistryDeps = GenericStoreDeps;
 
 /** The stores a declaration may ask for (ResourceDefinition.store). */
-const storeVariants = { generic: GenericStore, namespace: NamespaceStore } as const;
+const storeVariants = { generic: GenericStore, namespace: NamespaceStore, review: ReviewStore } as const;
+
+/** What changed in the table: a resource served from now on, or one no longer served. */
+export type RegistryChange = { added: ResourceDefinition } | { removed: ResourceDefinition };
 
 export interface GroupVersionInfo {
   group: string;
@@ -16,16 +20,41 @@ export interface GroupVersionInfo {
 
 export class Registry {
   private readonly stores = new Map<string, GenericStore>();
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners: Array<(change: RegistryChange) => void> = [];
 
   constructor(private readonly deps: RegistryDeps) {}
 
-  /** Serves a resource from now on (built-ins at start, custom resources later). */
+  /**
+   * Serves a resource from now on (built-ins at start, others at run time). Throws Error when its
+   * group/version/resource is served already, or when its objects would share keys with another
+   * kind's (two groups with one plural need distinct storage prefixes, as custom resources have).
+   */
   add(def: ResourceDefinition): GenericStore {
+    const key = keyOf(def.group, def.version, def.resource);
+    if (this.stores.has(key)) throw new Error(`${def.resource}.${def.group || 'core'}/${def.version} is served already`);
+    const prefix = storagePrefixOf(def);
+    const sharing = def.store === 'review' ? undefined : this.all().find((s) => s.stored && storagePrefixOf(s.def) === prefix && s.def.kind !== def.kind);
+    if (sharing) {
+      throw new Error(`${def.resource}.${def.group || 'core'}: storage prefix ${prefix} is used by ${sharing.def.kind} (${sharing.def.resource}.${sharing.def.group || 'core'})`);
+    }
     const store = new storeVariants[def.store ?? 'generic'](def, this.deps);
-    this.stores.set(keyOf(def.group, def.version, def.resource), store);
-    for (const l of this.listeners) l();
+    this.stores.set(key, store);
+    this.emit({ added: def });
     return store;
+  }
+
+  /**
+   * Stops serving a resource: routing, discovery and OpenAPI drop it and its open watches end (kube,
+   * when a custom resource goes). Its objects stay in etcd. False when it was not served.
+   */
+  remove(group: string, version: string, resource: string): boolean {
+    const key = keyOf(group, version, resource);
+    const store = this.stores.get(key);
+    if (!store) return false;
+    this.stores.delete(key);
+    store.markRemoved();
+    this.emit({ removed: store.def });
+    return true;
   }
 
   get(group: string, version: string, resource: string): GenericStore | undefined {
@@ -52,9 +81,13 @@ export class Registry {
     return [...out.values()];
   }
 
-  /** Called after every change of the table (discovery and OpenAPI rebuild their documents). */
-  onChange(listener: () => void): void {
+  /** Called after every change of the table (discovery and OpenAPI rebuild, codecs learn kinds). */
+  onChange(listener: (change: RegistryChange) => void): void {
     this.listeners.push(listener);
+  }
+
+  private emit(change: RegistryChange): void {
+    for (const l of this.listeners) l(change);
   }
 }
 

@@ -3,6 +3,7 @@
  * table columns and field selectors. `registry/resources/<group>/<resource>.ts` each export one.
  */
 import { FieldError, KubeObject } from '../api';
+import type { ProtobufKind } from '../storage/codec/protobuf-kinds';
 import type { RequestContext } from './context';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -101,8 +102,44 @@ export interface ResourceDefinition {
    * a number, or read from the server's settings when the resource is installed (events: --event-ttl).
    */
   ttlSeconds?: number | ((settings: ResourceSettings) => number);
-  /** The store variant: `namespace` adds the Terminating phase and finalization (registry/namespace-store.ts). */
-  store?: 'generic' | 'namespace';
+  /**
+   * The store variant: `namespace` adds the Terminating phase and finalization (namespace-store.ts);
+   * `review` keeps nothing in etcd (kube's create-only reviews, review-store.ts): a POST is admitted
+   * and answered by `review`.
+   */
+  store?: 'generic' | 'namespace' | 'review';
+  /** The answer to a POST of a `review` resource (validation is its own, as kube's review RESTs do). */
+  review?: (ctx: RequestContext, obj: KubeObject) => Promise<KubeObject> | KubeObject;
+  /**
+   * kube's protobuf message of the kind (full name, no leading dot), e.g. `k8s.io.api.core.v1.Secret`;
+   * its list is the same name + `List`. Absent: the kind has no protobuf form (JSON only).
+   */
+  protobufMessage?: string;
+  /**
+   * Where the objects live under --etcd-prefix (kube's storage prefix): kube's built-in resources
+   * use their plural (the default), custom resources `<group>/<plural>` (customResourceStoragePrefix).
+   */
+  storagePrefix?: string;
+}
+
+/** kube's key prefix for a custom resource: its group, then its plural. */
+export function customResourceStoragePrefix(def: Pick<ResourceDefinition, 'group' | 'resource'>): string {
+  return `${def.group}/${def.resource}`;
+}
+
+/** The protobuf rows of a declaration: its kind and its list kind (none without protobufMessage). */
+export function protobufKindsOf(def: ResourceDefinition): ProtobufKind[] {
+  if (!def.protobufMessage) return [];
+  const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+  return [
+    { apiVersion, kind: def.kind, message: def.protobufMessage },
+    { apiVersion, kind: def.listKind, message: `${def.protobufMessage}List` },
+  ];
+}
+
+/** The storage prefix of a declaration (kube's built-ins: the plural). */
+export function storagePrefixOf(def: ResourceDefinition): string {
+  return def.storagePrefix ?? def.resource;
 }
 
 /** Server settings a resource declaration may read when it is installed. */

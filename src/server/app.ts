@@ -13,8 +13,8 @@ import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../aut
 import { failOnError } from '../auth/authn/union';
 import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
 import { NamespaceController, QuotaController } from '../controllers';
-import { Registry, RequestContext, builtinResources } from '../registry';
-import { SchemaRegistry, refName } from '../registry/schema';
+import { GenericStore, Registry, RequestContext, ResourceDefinition, builtinResources, protobufKindsOf, resolveRuntimeConfig } from '../registry';
+import { SchemaDocument, SchemaRegistry, refName } from '../registry/schema';
 import type { Storage } from '../storage';
 import { BytePath, ByteFieldSchema, CborCodec, byteFieldPaths } from '../storage/codec/cbor-codec';
 import { ProtobufCodec } from '../storage/codec/protobuf-codec';
@@ -77,6 +77,11 @@ export interface ApiServerOptions {
   idleTimeoutMs?: number;
   /** `--request-timeout` (default 60 s): non-long-running requests past it get kube's 504 (server/filters/timeout.ts). */
   requestTimeoutMs?: number;
+  /**
+   * `--runtime-config` (parsed pairs): which built-in group versions and resources are served
+   * (registry/runtime-config.ts). create() rejects with a RuntimeConfigError for a setting kube refuses.
+   */
+  runtimeConfig?: ReadonlyMap<string, string>;
 }
 
 /** kube-apiserver's --http2-max-streams-per-connection default (apiserver options/recommended.go). */
@@ -98,7 +103,7 @@ export class ApiServer {
 
   private constructor(
     private readonly opts: ApiServerOptions,
-    schemas: SchemaRegistry,
+    private readonly schemas: SchemaRegistry,
     protobuf: ProtobufCodec,
   ) {
     // Every open watch listens for shutdown: thousands of listeners are expected, not a leak.
@@ -110,14 +115,23 @@ export class ApiServer {
     const admission = admissionPlugins.newFromPlugins(admissionPlugins.enabledPluginNames(), {}, {
       getNamespace: (name) => this.getNamespace(name),
       quotas: {
-        getQuotas: async (namespace, o) =>
-          (await this.quotaStore().list(this.systemContext(namespace), o?.fresh ? {} : { resourceVersion: '0' })).items,
+        // With resourcequotas not served (--runtime-config) there are no quotas to enforce.
+        getQuotas: async (namespace, o) => {
+          const store = this.registry.get('', 'v1', 'resourcequotas');
+          return store ? (await store.list(this.systemContext(namespace), o?.fresh ? {} : { resourceVersion: '0' })).items : [];
+        },
         updateQuotaStatus: async (quota) =>
           (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => cloneJson(quota), { subresource: 'status' })).object,
       },
     });
     this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings: { eventTtlSeconds: opts.eventTtlSeconds ?? 3600 } });
-    for (const def of builtinResources) this.registry.add(def);
+    // Each resource's kinds get their protobuf form as it is installed, and lose it when it goes.
+    this.registry.onChange((change) => {
+      if ('added' in change) for (const row of protobufKindsOf(change.added)) protobuf.addKind(row);
+      else for (const row of protobufKindsOf(change.removed)) protobuf.removeKind(row);
+    });
+    const served = resolveRuntimeConfig(opts.runtimeConfig ?? new Map(), builtinResources);
+    for (const def of builtinResources) if (served.enabled(def)) this.registry.add(def);
     this.namespaceController = new NamespaceController({
       registry: this.registry,
       onError: (e) => opts.logger.warn('namespace controller', { error: (e as Error).message }),
@@ -137,6 +151,10 @@ export class ApiServer {
       { name: 'etcd-readiness', check: () => opts.storage.ping() },
       { name: 'shutdown', check: async () => !this.shutdown.signal.aborted },
     ];
+
+    // Types compiled from schemas are dropped when schemas are added or removed at run time.
+    const applyTypes = new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined);
+    schemas.onChange(() => applyTypes.clear());
 
     this.app = express();
     this.app.disable('x-powered-by');
@@ -170,10 +188,15 @@ export class ApiServer {
         cbor,
         encodings: new EncodingCache(),
         watchFrames: (this.watchFrames = new WatchFrameFlusher({ budgetBytes: opts.watchBudgetBytes, stuckSessionMs: opts.watchStuckSessionMs })),
-        applyTypes: new ApplyTypes((ref) => schemas.resolve(ref) as ApplySchema | undefined),
+        applyTypes,
         watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
         streams: this.streams,
         ...(gates.enabled('AllowUnsafeMalformedObjectDeletion') ? { unsafeDelete: { authorizer } } : {}),
+        features: {
+          watchList: gates.enabled('WatchList'),
+          openAPIEnums: gates.enabled('OpenAPIEnums'),
+          storageVersionHash: gates.enabled('StorageVersionHash'),
+        },
       }),
     );
     this.app.use(errorHandler(opts.logger));
@@ -181,6 +204,36 @@ export class ApiServer {
 
   static async create(opts: ApiServerOptions): Promise<ApiServer> {
     return new ApiServer(opts, opts.schemas ?? (await SchemaRegistry.load()), opts.protobuf ?? (await ProtobufCodec.load()));
+  }
+
+  /**
+   * Serves a resource from now on, discovery and the OpenAPI documents included; `schemas` adds the
+   * schemas its declaration names when openapi/ does not have them (a custom resource's). Throws
+   * Error, serving nothing new, when the resource is served already, its storage prefix is another
+   * kind's, or its schemas clash or refer to unknown ones.
+   */
+  addResource(def: ResourceDefinition, schemas?: SchemaDocument): GenericStore {
+    if (schemas) this.schemas.add(schemas);
+    try {
+      // The kind's schema and its list's (same namespace, the list kind's name) drive decoding and OpenAPI.
+      for (const name of [def.schemaName, def.schemaName.replace(/[^.]+$/, def.listKind)]) {
+        if (!this.schemas.get(name)) throw new Error(`openapi: no schema ${name} for ${def.resource}`);
+      }
+      return this.registry.add(def);
+    } catch (e) {
+      if (schemas) this.schemas.remove(Object.keys(schemas.components?.schemas ?? {}));
+      throw e;
+    }
+  }
+
+  /**
+   * Stops serving a resource (its open watches end; its objects stay in etcd) and drops the
+   * schemas named in `schemaNames` (those added with it). False when it was not served.
+   */
+  removeResource(group: string, version: string, resource: string, schemaNames: readonly string[] = []): boolean {
+    if (!this.registry.remove(group, version, resource)) return false;
+    if (schemaNames.length > 0) this.schemas.remove(schemaNames);
+    return true;
   }
 
   /** Listens on bindAddress:securePort (0 = any free port) and creates the system namespaces. */
@@ -263,6 +316,8 @@ export class ApiServer {
 /** The []byte fields of each served kind, from its schema (`format: byte`), memoised per server. */
 function byteFieldLookup(registry: Registry, schemas: SchemaRegistry): (apiVersion: string, kind: string) => BytePath[] {
   const memo = new Map<string, BytePath[]>();
+  registry.onChange(() => memo.clear());
+  schemas.onChange(() => memo.clear());
   const resolve = (ref: string) => schemas.get(refName(ref)) as ByteFieldSchema | undefined;
   return (apiVersion, kind) => {
     const key = `${apiVersion}/${kind}`;

@@ -10,6 +10,7 @@ import { decodeBody } from '../../src/endpoints/codec';
 import { applyJsonPatch, applyMergePatch } from '../../src/patch';
 import { CborCodec } from '../../src/storage/codec/cbor-codec';
 import { ProtobufCodec } from '../../src/storage/codec/protobuf-codec';
+import { builtinResources, protobufKindsOf } from '../../src/registry';
 import { fuzzParams, hostileString, jsonish } from './fuzz-config';
 
 /** Runs f; an ApiError (or one of `also`) is a fine answer, anything else fails the property. */
@@ -63,7 +64,7 @@ describe('request bodies', () => {
   let protobuf: ProtobufCodec;
   const cbor = new CborCodec({ byteFields: () => [] });
   beforeAll(async () => {
-    protobuf = await ProtobufCodec.load();
+    protobuf = await ProtobufCodec.load(undefined, builtinResources.flatMap(protobufKindsOf));
   });
 
   const bodyBytes = fc.oneof(

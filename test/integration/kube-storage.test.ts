@@ -4,19 +4,18 @@
  * gets, lists and watches see the object; an update writes it back as JSON; a stored kind this
  * server has no protobuf form of stays unreadable (a corrupt object).
  */
-import { startTestEtcd, TestEtcd } from '../support/etcd';
-import { startTestServer, TestServer } from '../support/api-server';
+import { namespace } from '../support/factories';
+import { useTestEtcd, useTestServer } from '../support/server-fixture';
+import { Etcd3 } from 'etcd3';
 import { openWatch } from '../support/watch-stream';
+import { startTestServer } from '../support/api-server';
 import { ProtobufCodec } from '../../src/storage/codec/protobuf-codec';
+import { builtinResources, protobufKindsOf } from '../../src/registry';
 
-let etcd: TestEtcd;
+const etcd = useTestEtcd();
 let protobuf: ProtobufCodec;
 beforeAll(async () => {
-  etcd = await startTestEtcd();
-  protobuf = await ProtobufCodec.load();
-});
-afterAll(async () => {
-  await etcd?.stop();
+  protobuf = await ProtobufCodec.load(undefined, builtinResources.flatMap(protobufKindsOf));
 });
 
 /** A Secret as kube-apiserver stores it: no resourceVersion, everything else as served. */
@@ -41,14 +40,10 @@ describe.each([
   ['watch cache', true],
   ['etcd', false],
 ])('values stored by kube-apiserver (protobuf), %s', (_label, watchCache) => {
-  let srv: TestServer;
+  const { srv } = useTestServer({ etcd, watchCache });
   const n = watchCache ? 'kube-cache' : 'kube-etcd';
   beforeAll(async () => {
-    srv = await startTestServer({ etcdEndpoints: etcd.endpoints, watchCache });
-    expect((await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } } })).status).toBe(201);
-  });
-  afterAll(async () => {
-    await srv?.stop();
+    expect((await srv.request('POST', '/api/v1/namespaces', { body: namespace(n) })).status).toBe(201);
   });
 
   test('read, listed and watched as the object; an update stores it as JSON', async () => {
@@ -100,4 +95,27 @@ describe.each([
     expect(r.json().message).toContain('no kind "Pod" is registered for version "v1"');
     await srv.etcdStore.etcd.delete().key(`${srv.prefix}/secrets/${n}/odd`).exec();
   });
+});
+
+test('an etcd a kube-apiserver wrote before this server started reads back from the first read (the watch cache loads it)', async () => {
+  const prefix = `/registry-kube-${Date.now().toString(36)}`;
+  const client = new Etcd3({ hosts: etcd.endpoints });
+  try {
+    await client.put(`${prefix}/namespaces/before`).value(protobuf.encode({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'before', uid: 'u1', creationTimestamp: '2026-01-02T03:04:05Z' }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } })).exec();
+    await client.put(`${prefix}/secrets/before/s1`).value(protobuf.encode(stored('before', 's1'))).exec();
+  } finally {
+    client.close();
+  }
+  const srv = await startTestServer({ etcdEndpoints: etcd.endpoints, prefix, watchCache: true });
+  try {
+    for (const q of ['?resourceVersion=0', '']) {
+      const got = await srv.request('GET', `/api/v1/namespaces/before/secrets/s1${q}`);
+      expect(got.status).toBe(200);
+      expect(got.json().metadata.labels).toEqual({ from: 'kube' });
+    }
+    const list = await srv.request('GET', '/api/v1/namespaces/before/secrets?resourceVersion=0');
+    expect(list.json().items.map((s: { metadata: { name: string } }) => s.metadata.name)).toEqual(['s1']);
+  } finally {
+    await srv.stop();
+  }
 });

@@ -16,6 +16,7 @@ import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
 import { Cacher, CacherOptions, EtcdStore, Storage, recognizingCodec } from '../../src/storage';
 import { ProtobufCodec } from '../../src/storage/codec/protobuf-codec';
+import { builtinResources, protobufKindsOf } from '../../src/registry';
 
 export interface HttpResult {
   status: number;
@@ -44,6 +45,7 @@ export interface TestServer {
   etcdStore: EtcdStore;
   kubectl(args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<RunResult>;
   request(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null }): Promise<HttpResult>;
+  /** Stops the server and closes its storage; safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -76,6 +78,10 @@ export interface TestServerOptions {
   requestReadTimeoutMs?: number;
   /** --request-timeout: the deadline of non-long-running requests (default 60 s). */
   requestTimeoutMs?: number;
+  /** Time for a request's headers to arrive (Go's ReadHeaderTimeout; default the server's own). */
+  readHeaderTimeoutMs?: number;
+  /** --runtime-config pairs, e.g. { 'v1/configmaps': 'false' }. */
+  runtimeConfig?: Record<string, string>;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -84,7 +90,8 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   const certs = await ensureServingCertificates({ certDir: opts.certDir ?? path.join(dir, 'pki'), hosts: [] });
   const token = opts.token ?? randomBytes(16).toString('hex');
   const featureGates = opts.featureGates ? FeatureGates.fromFlags(new Map(Object.entries(opts.featureGates))) : FeatureGates.defaults();
-  const protobuf = await ProtobufCodec.load();
+  // As main.ts: the built-in kinds' protobuf forms are known before the watch cache reads etcd.
+  const protobuf = await ProtobufCodec.load(undefined, builtinResources.flatMap(protobufKindsOf));
   const etcdStore = new EtcdStore({
     endpoints: opts.etcdEndpoints,
     codec: recognizingCodec(protobuf),
@@ -92,26 +99,44 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     allowUnsafeMalformedObjectDeletion: featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
   });
   const storage: Storage =
-    opts.watchCache === false ? etcdStore : new Cacher({ etcd: etcdStore, prefix, ...(opts.cacheOptions ?? {}) });
-  const server = await ApiServer.create({
-    storage,
-    protobuf,
-    etcdPrefix: prefix,
-    authenticator: bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
-    tls: certs,
-    logger: silent,
-    bindAddress: '127.0.0.1',
-    securePort: opts.port ?? 0,
-    watchBufferBytes: opts.watchBufferBytes,
-    watchBudgetBytes: opts.watchBudgetBytes,
-    watchStuckSessionMs: opts.watchStuckSessionMs,
-    eventTtlSeconds: opts.eventTtlSeconds,
-    featureGates,
-    authorizer: opts.authorizer,
-    anonymous: opts.anonymous,
-    requestReadTimeoutMs: opts.requestReadTimeoutMs,
-    requestTimeoutMs: opts.requestTimeoutMs,
-  });
+    opts.watchCache === false
+      ? etcdStore
+      : new Cacher({
+          etcd: etcdStore,
+          prefix,
+          consistentListFromCache: featureGates.enabled('ConsistentListFromCache'),
+          watchFromStorageWithoutResourceVersion: featureGates.enabled('WatchFromStorageWithoutResourceVersion'),
+          ...(opts.cacheOptions ?? {}),
+        });
+  let server: ApiServer;
+  try {
+    server = await ApiServer.create({
+      storage,
+      protobuf,
+      etcdPrefix: prefix,
+      authenticator: bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
+      tls: certs,
+      logger: silent,
+      bindAddress: '127.0.0.1',
+      securePort: opts.port ?? 0,
+      watchBufferBytes: opts.watchBufferBytes,
+      watchBudgetBytes: opts.watchBudgetBytes,
+      watchStuckSessionMs: opts.watchStuckSessionMs,
+      eventTtlSeconds: opts.eventTtlSeconds,
+      featureGates,
+      authorizer: opts.authorizer,
+      anonymous: opts.anonymous,
+      requestReadTimeoutMs: opts.requestReadTimeoutMs,
+      requestTimeoutMs: opts.requestTimeoutMs,
+      readHeaderTimeoutMs: opts.readHeaderTimeoutMs,
+      runtimeConfig: opts.runtimeConfig && new Map(Object.entries(opts.runtimeConfig)),
+    });
+  } catch (e) {
+    // A server that could not be made (a refused setting): nothing of it may stay open.
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
   const { port } = await server.start();
   const url = `https://127.0.0.1:${port}`;
   const kubeconfig = path.join(dir, 'admin.kubeconfig');
@@ -146,6 +171,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
       req.end(payload);
     });
 
+  let stopped: Promise<void> | undefined;
   return {
     url,
     port,
@@ -159,11 +185,12 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     etcdStore,
     kubectl,
     request,
-    async stop() {
-      await server.stop();
-      await storage.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop: () =>
+      (stopped ??= (async () => {
+        await server.stop();
+        await storage.close();
+        await rm(dir, { recursive: true, force: true });
+      })()),
   };
 }
 

@@ -44,9 +44,13 @@ async function defaultDir(): Promise<string> {
 }
 
 export class SchemaRegistry {
-  private readonly decoders = new Map<string, StructNode>();
-  private readonly fast: FastChecks;
-  private readonly sortedNames: string[];
+  private readonly schemas: Map<string, Schema>;
+  private decoders = new Map<string, StructNode>();
+  private fast!: FastChecks;
+  private sortedNames: string[] = [];
+  /** Names added at run time (add): not in `source`, so other threads cannot load them. */
+  private readonly added = new Set<string>();
+  private readonly listeners: Array<() => void> = [];
 
   /**
    * The directory the schemas were read from (load), so another thread can load the same registry
@@ -54,16 +58,78 @@ export class SchemaRegistry {
    */
   source?: string;
 
-  private constructor(private readonly schemas: ReadonlyMap<string, Schema>) {
-    this.sortedNames = [...schemas.keys()].sort();
+  private constructor(schemas: Map<string, Schema>) {
+    this.schemas = schemas;
     checkRefs(schemas);
+    this.compile();
+  }
+
+  /** (Re)compiles the decoders and fast checks of every kind; the schemas' refs are checked already. */
+  private compile(): void {
+    const schemas = this.schemas;
+    this.sortedNames = [...schemas.keys()].sort();
     const compiler = new DecodeNodeCompiler(this.resolve);
     const kinds = this.sortedNames.filter((n) => schemas.get(n)?.['x-kubernetes-group-version-kind'] && schemas.get(n)?.properties);
+    const decoders = new Map<string, StructNode>();
     for (const kind of kinds) {
       const node = compiler.named(kind);
-      if (node.kind === 'struct') this.decoders.set(kind, node);
+      if (node.kind === 'struct') decoders.set(kind, node);
     }
+    this.decoders = decoders;
     this.fast = compileFastChecks(this.sortedNames, this.resolve, kinds);
+  }
+
+  /**
+   * Adds schemas at run time (a resource whose types are not in openapi/, e.g. a custom resource):
+   * from now on decoding, merge rules, discovery and the OpenAPI documents see them. Throws Error,
+   * changing nothing, when a name is defined already or a `$ref` resolves nowhere.
+   */
+  add(doc: SchemaDocument): void {
+    const entries = Object.entries(doc.components?.schemas ?? {});
+    const next = new Map(this.schemas);
+    for (const [name, schema] of entries) {
+      if (next.has(name)) throw new Error(`openapi: schema ${name} is defined twice`);
+      next.set(name, schema);
+    }
+    checkRefs(next);
+    for (const [name, schema] of entries) {
+      this.schemas.set(name, schema);
+      this.added.add(name);
+    }
+    this.changed();
+  }
+
+  /**
+   * Removes schemas added with add. Throws Error, changing nothing, for a name that was not added
+   * at run time or one another schema still refers to.
+   */
+  remove(names: readonly string[]): void {
+    const next = new Map(this.schemas);
+    for (const name of names) {
+      if (!this.added.has(name)) throw new Error(`openapi: schema ${name} was not added at run time`);
+      next.delete(name);
+    }
+    checkRefs(next);
+    for (const name of names) {
+      this.schemas.delete(name);
+      this.added.delete(name);
+    }
+    this.changed();
+  }
+
+  /** Whether `name` was read from `source` (so another thread loading `source` has it too). */
+  fromSource(name: string): boolean {
+    return this.source !== undefined && this.schemas.has(name) && !this.added.has(name);
+  }
+
+  /** Called after every add and remove (caches derived from schemas drop what they hold). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(): void {
+    this.compile();
+    for (const l of this.listeners) l();
   }
 
   /**
@@ -83,7 +149,7 @@ export class SchemaRegistry {
     return registry;
   }
 
-  /** Builds a registry from already-parsed documents (tests; same checks as load). */
+  /** Builds a registry from already-parsed documents (same checks as load). */
   static fromDocuments(docs: SchemaDocument[]): SchemaRegistry {
     const schemas = new Map<string, Schema>();
     for (const doc of docs) {

@@ -12,7 +12,7 @@ import { ProtoWriter } from './proto-writer';
 import { MessagePlan, ProtobufSchema, loadProtoRoot } from './protobuf-schema';
 import { ProtoWireError, readMessage } from './proto-json-reader';
 import { writeMessage } from './proto-json-writer';
-import { PROTOBUF_KINDS } from './protobuf-kinds';
+import { PROTOBUF_KINDS, type ProtobufKind } from './protobuf-kinds';
 
 /** The media type of protobuf requests and responses. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -57,32 +57,45 @@ export interface ProtobufWatchEvent {
 
 const tag = (id: number, wireType: number): number => ((id << 3) | wireType) >>> 0;
 
-/** Translates between kube's JSON object shape and kube's protobuf encoding. Immutable once loaded. */
+/**
+ * Translates between kube's JSON object shape and kube's protobuf encoding. The kinds it knows are
+ * the unversioned ones of protobuf-kinds.ts plus those the server adds as it installs resources
+ * (each declaration names its message; registry/resource.ts protobufKindsOf).
+ */
 export class ProtobufCodec {
-  private constructor(
-    private readonly byVersionKind: ReadonlyMap<string, MessagePlan>,
-    private readonly anyVersionKind: ReadonlyMap<string, MessagePlan>,
-  ) {}
+  private readonly byVersionKind = new Map<string, MessagePlan>();
+  private readonly anyVersionKind = new Map<string, MessagePlan>();
+
+  private constructor(private readonly schema: ProtobufSchema) {
+    for (const row of PROTOBUF_KINDS) this.addKind(row);
+  }
 
   /**
    * Parses the .proto files under `protoDir` (default: `proto/` at the package root, found from
-   * this file's location so it works from src/ and dist/) and compiles every kind of the table.
-   * Throws Error when a file fails to parse or the table names a message that is not declared.
+   * this file's location so it works from src/ and dist/) and compiles the kinds of protobuf-kinds.ts
+   * and `kinds`. Throws Error when a file fails to parse or a kind names a message that is not declared.
    */
-  static async load(protoDir?: string): Promise<ProtobufCodec> {
+  static async load(protoDir?: string, kinds: readonly ProtobufKind[] = []): Promise<ProtobufCodec> {
     const dir = protoDir ?? path.join(await findPackageRoot(__dirname), 'proto');
     const entries = await fs.readdir(dir, { recursive: true });
     const files = entries.filter((f) => f.endsWith('.proto')).sort().map((f) => path.join(dir, f));
     if (files.length === 0) throw new Error(`no .proto files under ${dir}`);
-    const schema = new ProtobufSchema(await loadProtoRoot(dir, files));
-    const byVersionKind = new Map<string, MessagePlan>();
-    const anyVersionKind = new Map<string, MessagePlan>();
-    for (const row of PROTOBUF_KINDS) {
-      const plan = schema.plan(row.message);
-      if (row.apiVersion === '*') anyVersionKind.set(row.kind, plan);
-      else byVersionKind.set(`${row.apiVersion}/${row.kind}`, plan);
-    }
-    return new ProtobufCodec(byVersionKind, anyVersionKind);
+    const codec = new ProtobufCodec(new ProtobufSchema(await loadProtoRoot(dir, files)));
+    for (const row of kinds) codec.addKind(row);
+    return codec;
+  }
+
+  /** Gives a kind its protobuf form from now on. Throws Error when the message is not declared in proto/. */
+  addKind(row: ProtobufKind): void {
+    const plan = this.schema.plan(row.message);
+    if (row.apiVersion === '*') this.anyVersionKind.set(row.kind, plan);
+    else this.byVersionKind.set(`${row.apiVersion}/${row.kind}`, plan);
+  }
+
+  /** Forgets a kind added with addKind (a resource removed at run time). */
+  removeKind(row: Pick<ProtobufKind, 'apiVersion' | 'kind'>): void {
+    if (row.apiVersion === '*') this.anyVersionKind.delete(row.kind);
+    else this.byVersionKind.delete(`${row.apiVersion}/${row.kind}`);
   }
 
   /** True when objects of this apiVersion and kind have a protobuf form here. */

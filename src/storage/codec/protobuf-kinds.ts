@@ -1,6 +1,6 @@
 /**
- * The kinds with a protobuf form: apiVersion + kind → kube's protobuf message (full name, no
- * leading dot). Adding a kind is one line here (plus its messages in proto/).
+ * kube's protobuf messages by apiVersion + kind (full name, no leading dot): the rows every server
+ * knows. Resources bring their own (registry/resource.ts protobufKindsOf), their messages in proto/.
  */
 
 /** One row of the table. `apiVersion: '*'` matches every group version (kube's option kinds). */
@@ -10,20 +10,13 @@ export interface ProtobufKind {
   message: string;
 }
 
-const CORE = 'k8s.io.api.core.v1';
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
+/**
+ * The kinds every server has whatever it serves (kube's unversioned and meta kinds). A served
+ * resource's own kinds come from its declaration (ResourceDefinition.protobufMessage).
+ */
 export const PROTOBUF_KINDS: readonly ProtobufKind[] = [
-  { apiVersion: 'v1', kind: 'Namespace', message: `${CORE}.Namespace` },
-  { apiVersion: 'v1', kind: 'NamespaceList', message: `${CORE}.NamespaceList` },
-  { apiVersion: 'v1', kind: 'Secret', message: `${CORE}.Secret` },
-  { apiVersion: 'v1', kind: 'SecretList', message: `${CORE}.SecretList` },
-  { apiVersion: 'v1', kind: 'ConfigMap', message: `${CORE}.ConfigMap` },
-  { apiVersion: 'v1', kind: 'ConfigMapList', message: `${CORE}.ConfigMapList` },
-  { apiVersion: 'v1', kind: 'ResourceQuota', message: `${CORE}.ResourceQuota` },
-  { apiVersion: 'v1', kind: 'ResourceQuotaList', message: `${CORE}.ResourceQuotaList` },
-  { apiVersion: 'v1', kind: 'Event', message: `${CORE}.Event` },
-  { apiVersion: 'v1', kind: 'EventList', message: `${CORE}.EventList` },
   // Status is an unversioned kind: always apiVersion v1 (metav1.Unversioned).
   { apiVersion: 'v1', kind: 'Status', message: `${META}.Status` },
   // DeleteOptions is registered in every group version (metav1.AddToGroupVersion).

@@ -118,3 +118,25 @@ test('stop() stops the watches, cancels pending reopens and drops later events',
   await jest.advanceTimersByTimeAsync(1000);
   expect(opened).toHaveLength(2);
 });
+
+test('a forgotten key stops its watch, drops later events, is not reopened, and may be kept again', async () => {
+  const k = new WatchKeeper({ baseDelayMs: 10 });
+  const { opened, open } = opener();
+  const events: string[] = [];
+  k.keep('widgets', (e) => events.push(String((e.object as KubeObject).metadata.name)), open);
+  await k.idle();
+  expect(k.keys()).toEqual(['widgets']);
+  k.forget('widgets');
+  expect(opened[0]?.stopped).toBe(true);
+  opened[0]?.sink.event(event('late'));
+  opened[0]?.sink.closed();
+  await jest.advanceTimersByTimeAsync(1000);
+  expect(opened).toHaveLength(1);
+  expect(events).toEqual([]);
+  expect(k.keys()).toEqual([]);
+  k.forget('widgets');
+  k.keep('widgets', (e) => events.push(String((e.object as KubeObject).metadata.name)), open);
+  await k.idle();
+  expect(opened).toHaveLength(2);
+  await k.stop();
+});

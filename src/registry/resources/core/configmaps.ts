@@ -52,6 +52,7 @@ export const configmaps: ResourceDefinition = {
   verbs: allVerbs,
   subresources: [],
   schemaName: 'io.k8s.api.core.v1.ConfigMap',
+  protobufMessage: 'k8s.io.api.core.v1.ConfigMap',
   nameValidation: 'subdomain',
   returnDeletedObject: false,
   strategy: {

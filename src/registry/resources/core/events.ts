@@ -53,6 +53,7 @@ export const events: ResourceDefinition = {
   verbs: allVerbs,
   subresources: [],
   schemaName: 'io.k8s.api.core.v1.Event',
+  protobufMessage: 'k8s.io.api.core.v1.Event',
   nameValidation: 'subdomain',
   returnDeletedObject: false,
   strategy: {

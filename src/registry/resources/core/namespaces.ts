@@ -82,6 +82,7 @@ export const namespaces: ResourceDefinition = {
   ],
   resetFields: [['status'], ['spec', 'finalizers']],
   schemaName: 'io.k8s.api.core.v1.Namespace',
+  protobufMessage: 'k8s.io.api.core.v1.Namespace',
   nameValidation: 'label',
   returnDeletedObject: true,
   strategy: {

@@ -51,6 +51,7 @@ export const resourcequotas: ResourceDefinition = {
   subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy, resetFields: [['spec']] }],
   resetFields: [['status']],
   schemaName: 'io.k8s.api.core.v1.ResourceQuota',
+  protobufMessage: 'k8s.io.api.core.v1.ResourceQuota',
   nameValidation: 'subdomain',
   // kube's resourcequota storage sets ReturnDeletedObject: DELETE answers the ResourceQuota, and its
   // REST embeds the generic Store (rest.MayReturnFullObjectDeleter), so the OpenAPI documents it.

@@ -119,6 +119,7 @@ export const secrets: ResourceDefinition = {
   verbs: allVerbs,
   subresources: [],
   schemaName: 'io.k8s.api.core.v1.Secret',
+  protobufMessage: 'k8s.io.api.core.v1.Secret',
   nameValidation: 'subdomain',
   returnDeletedObject: false,
   strategy: {

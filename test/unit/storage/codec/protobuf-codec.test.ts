@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { ApiError } from '../../../../src/api';
 import { ProtobufCodec, PROTOBUF_MAGIC } from '../../../../src/storage/codec/protobuf-codec';
+import { builtinResources, protobufKindsOf } from '../../../../src/registry';
 
 // ---- a tiny independent protobuf writer, to build expected bytes by hand from the .proto ----
 const varint = (n: number | bigint): number[] => {
@@ -34,7 +35,7 @@ const KUBECTL_CREATE_NAMESPACE = hex(
 
 let codec: ProtobufCodec;
 beforeAll(async () => {
-  codec = await ProtobufCodec.load();
+  codec = await ProtobufCodec.load(undefined, builtinResources.flatMap(protobufKindsOf));
 });
 
 function badRequest(fn: () => unknown): string {
@@ -494,8 +495,22 @@ describe('encode errors', () => {
 describe('load', () => {
   test('an explicit proto directory works; a missing one rejects', async () => {
     const dir = path.join(__dirname, '..', '..', '..', '..', 'proto');
-    const c = await ProtobufCodec.load(dir);
+    const c = await ProtobufCodec.load(dir, builtinResources.flatMap(protobufKindsOf));
     expect(c.decode(KUBECTL_CREATE_NAMESPACE).kind).toBe('Namespace');
     await expect(ProtobufCodec.load(path.join(dir, 'does-not-exist'))).rejects.toThrow();
+  });
+
+  test('a kind is known once added and unknown once removed; a message proto/ lacks is refused', async () => {
+    const c = await ProtobufCodec.load();
+    expect(c.supports('v1', 'Namespace')).toBe(false);
+    expect(c.supports('v1', 'Status')).toBe(true);
+    expect(() => c.decode(KUBECTL_CREATE_NAMESPACE)).toThrow(/no kind "Namespace" is registered for version "v1"/);
+    const [row, listRow] = protobufKindsOf(builtinResources.find((d) => d.kind === 'Namespace')!);
+    expect(listRow).toEqual({ apiVersion: 'v1', kind: 'NamespaceList', message: 'k8s.io.api.core.v1.NamespaceList' });
+    c.addKind(row!);
+    expect(c.decode(KUBECTL_CREATE_NAMESPACE).kind).toBe('Namespace');
+    c.removeKind(row!);
+    expect(c.supports('v1', 'Namespace')).toBe(false);
+    expect(() => c.addKind({ apiVersion: 'example.com/v1', kind: 'Widget', message: 'com.example.v1.Widget' })).toThrow();
   });
 });
