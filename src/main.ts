@@ -13,6 +13,7 @@ import winston from 'winston';
 import { help, parseFlags, usage, FeatureGateError, FeatureGates, FlagError, ServerConfig } from './config';
 import { TokenAuthenticator, TokenFileAuthenticator, bearerTokenAuthenticator, staticTokenAuthenticator, withAuthenticatedGroup } from './auth';
 import { EmbeddedEtcd, EmbeddedEtcdEndpoints } from './server/embedded-etcd';
+import { storageGateOptions } from './server/storage-gates';
 import type * as AppModule from './server/app';
 import type * as CertsModule from './server/certs';
 import type * as KubeconfigModule from './server/kubeconfig';
@@ -85,6 +86,8 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     ({ started: etcdStarted } = await launchEmbeddedEtcd(etcd, config.dataDir));
   }
   const { app, certs: certsModule, kubeconfig, registry, schema, protobuf: protobufModule, storage: storageModule } = loadServingModules();
+  // kube validates --runtime-config with the other options: refused before anything waits on etcd.
+  registry.resolveRuntimeConfig(config.runtimeConfig, registry.builtinResources);
 
   // Independent of etcd: certificates, credentials, schemas and codecs are prepared while it starts.
   const hosts = [os.hostname()];
@@ -122,12 +125,13 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   // The storage codec reads what a kube-apiserver stored (protobuf) too. Loading the protobuf
   // schema cannot fail on a sound install, so awaiting it here keeps etcd's errors first.
   const protobuf = await protobufReady;
+  const storageGates = storageGateOptions(featureGates);
   const etcdStore = new storageModule.EtcdStore({
     endpoints,
     tls,
     codec: storageModule.recognizingCodec(protobuf),
     keyPrefix: config.etcdPrefix,
-    allowUnsafeMalformedObjectDeletion: featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
+    ...storageGates.etcd,
   });
   await waitForEtcd(etcdStore, endpoints, 5_000);
   etcdStore.startCompactor(config.etcdCompactionIntervalMs, {
@@ -139,8 +143,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
         etcd: etcdStore,
         prefix: config.etcdPrefix,
         onRestart: (e) => logger.warn('watch cache relisting', { reason: String(e) }),
-        consistentListFromCache: featureGates.enabled('ConsistentListFromCache'),
-        watchFromStorageWithoutResourceVersion: featureGates.enabled('WatchFromStorageWithoutResourceVersion'),
+        ...storageGates.cacher,
       })
     : etcdStore;
 

@@ -22,7 +22,8 @@ function apiResource(def: ResourceDefinition, withStorageVersionHash: boolean): 
   };
   if (def.shortNames.length) main.shortNames = def.shortNames;
   if (def.categories.length) main.categories = def.categories;
-  if (withStorageVersionHash) main.storageVersionHash = storageVersionHash(def);
+  // kube's installer gives it only to resources with storage (a review has none).
+  if (withStorageVersionHash && def.store !== 'review') main.storageVersionHash = storageVersionHash(def);
   const subs = def.subresources.map((s) => ({
     name: `${def.resource}/${s.name}`,
     singularName: '',

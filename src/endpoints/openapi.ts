@@ -373,10 +373,14 @@ function withDefaults(opts?: OpenApiOptions): Required<OpenApiOptions> {
   return { serverVersion: opts?.serverVersion ?? 'v1.32.0', includeWatchPaths: opts?.includeWatchPaths ?? true, enums: opts?.enums ?? true };
 }
 
-/** A named schema as the documents serve it (without enums while OpenAPIEnums is off). */
+/**
+ * A named schema as the documents serve it: while OpenAPIEnums is off, the built-in schemas lose
+ * their enums (kube rewrites only its compiled-in definitions; schemas added at run time, as a
+ * custom resource's, keep theirs).
+ */
 function servedSchema(schemas: SchemaRegistry, name: string, opts: Required<OpenApiOptions>): Schema {
   const s = schemas.get(name) as Schema;
-  return opts.enums ? s : withoutEnums(s);
+  return opts.enums || (schemas.source !== undefined && !schemas.fromSource(name)) ? s : withoutEnums(s);
 }
 
 function groupVersions(defs: ResourceDefinition[]): { group: string; version: string }[] {

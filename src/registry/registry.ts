@@ -25,22 +25,40 @@ export class Registry {
   constructor(private readonly deps: RegistryDeps) {}
 
   /**
-   * Serves a resource from now on (built-ins at start, others at run time). Throws Error when its
-   * group/version/resource is served already, or when its objects would share keys with another
-   * kind's (two groups with one plural need distinct storage prefixes, as custom resources have).
+   * Serves a resource from now on (built-ins at start, others at run time). Throws Error, changing
+   * nothing, when check() refuses it.
    */
   add(def: ResourceDefinition): GenericStore {
-    const key = keyOf(def.group, def.version, def.resource);
-    if (this.stores.has(key)) throw new Error(`${def.resource}.${def.group || 'core'}/${def.version} is served already`);
-    const prefix = storagePrefixOf(def);
-    const sharing = def.store === 'review' ? undefined : this.all().find((s) => s.stored && storagePrefixOf(s.def) === prefix && s.def.kind !== def.kind);
-    if (sharing) {
-      throw new Error(`${def.resource}.${def.group || 'core'}: storage prefix ${prefix} is used by ${sharing.def.kind} (${sharing.def.resource}.${sharing.def.group || 'core'})`);
-    }
+    this.check(def);
     const store = new storeVariants[def.store ?? 'generic'](def, this.deps);
-    this.stores.set(key, store);
+    this.stores.set(keyOf(def.group, def.version, def.resource), store);
     this.emit({ added: def });
     return store;
+  }
+
+  /**
+   * Throws Error when `def` cannot be added: its group/version/resource is served already, or its
+   * objects would share keys with another resource's. Keys are shared only by versions of one kind
+   * in one group, or across groups when one of them names the shared storage prefix itself (kube's
+   * events.k8s.io Events live with core Events); two groups with one plural need their own prefixes,
+   * as custom resources have, and one prefix may not lie inside another.
+   */
+  check(def: ResourceDefinition): void {
+    if (this.stores.has(keyOf(def.group, def.version, def.resource))) {
+      throw new Error(`${def.resource}.${def.group || 'core'}/${def.version} is served already`);
+    }
+    if (def.store === 'review') return;
+    const prefix = storagePrefixOf(def);
+    for (const s of this.stores.values()) {
+      if (!s.stored) continue;
+      const other = storagePrefixOf(s.def);
+      const overlaps = other === prefix || other.startsWith(`${prefix}/`) || prefix.startsWith(`${other}/`);
+      const named = def.storagePrefix !== undefined || s.def.storagePrefix !== undefined;
+      const shares = other === prefix && s.def.kind === def.kind && (s.def.group === def.group || named);
+      if (overlaps && !shares) {
+        throw new Error(`${def.resource}.${def.group || 'core'}: storage prefix ${prefix} overlaps ${other} of ${s.def.kind} (${s.def.resource}.${s.def.group || 'core'})`);
+      }
+    }
   }
 
   /**

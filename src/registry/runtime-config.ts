@@ -3,9 +3,10 @@
  * 1.32's keys, precedence and messages (its APIEnablementOptions: ConvertLegacyGroup, Validate and
  * MergeAPIResourceConfigs). Keys: `api/all`, `api/ga`, `api/beta`, `api/alpha` (all versions, or
  * those named v<N>, v<N>beta<M>, v<N>alpha<M>), `<group>/<version>`, `<group>/<version>/<resource>`;
- * the core group is `v1` or `api/v1` (and `v1/<resource>`, `api/v1/<resource>`). A version's setting
- * beats a matcher's, a resource's beats its version's. By default GA versions are served and beta
- * and alpha ones are not, as kube's default resource config has it.
+ * the core group is `v1` or `api/v1`, and kube turns `v1/<resource>` into `v1` too (the core group
+ * switches only as a whole). A version's setting beats a matcher's, a resource's beats its
+ * version's. By default GA versions are served and beta and alpha ones are not, as kube's default
+ * resource config has it.
  */
 import type { ResourceDefinition } from './resource';
 
@@ -24,6 +25,7 @@ export class RuntimeConfigError extends Error {
  */
 const KUBE_BUILTIN_GROUPS: ReadonlySet<string> = new Set([
   '',
+  'admission.k8s.io',
   'admissionregistration.k8s.io',
   'apiextensions.k8s.io',
   'apiregistration.k8s.io',
@@ -38,6 +40,7 @@ const KUBE_BUILTIN_GROUPS: ReadonlySet<string> = new Set([
   'events.k8s.io',
   'extensions',
   'flowcontrol.apiserver.k8s.io',
+  'imagepolicy.k8s.io',
   'internal.apiserver.k8s.io',
   'networking.k8s.io',
   'node.k8s.io',
@@ -61,14 +64,17 @@ export interface ResourceConfig {
   enabled(def: Pick<ResourceDefinition, 'group' | 'version' | 'resource'>): boolean;
 }
 
-/** kube's ConvertLegacyGroup: `api/legacy` dropped; `v1…` and `api/v1…` become the core group `/v1…`. */
+/**
+ * kube-apiserver's Options.Complete: `api/legacy` is dropped, and every core key (`v1`, `v1/…`,
+ * `api/v1`, `api/v1/…`) becomes the core group version `/v1` with that key's value, so the core
+ * group switches as a whole (`v1/configmaps=false` turns off all of v1, as in kube). Where several
+ * core keys are given, kube keeps one at random (a Go map); here the last one given wins.
+ */
 function convertLegacyGroup(input: ReadonlyMap<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [key, value] of input) {
     if (key === 'api/legacy') continue;
-    if (key === 'v1' || key.startsWith('v1/')) out.set(`/${key}`, value);
-    else if (key === 'api/v1') out.set('/v1', value);
-    else if (key.startsWith('api/v1/') && key.split('/').length === 3) out.set(`/v1/${key.split('/')[2]}`, value);
+    if (key === 'v1' || key.startsWith('v1/') || key === 'api/v1' || key.startsWith('api/v1/')) out.set('/v1', value);
     else out.set(key, value);
   }
   return out;
@@ -135,8 +141,12 @@ export function resolveRuntimeConfig(runtimeConfig: ReadonlyMap<string, string>,
     const tokens = key.split('/');
     if (tokens.length < 2 || tokens.length > 3) continue;
     const { group, version } = groupVersionOf(tokens);
-    // Groups kube knows and this server does not serve: accepted, nothing to switch.
-    if (!defs.some((d) => d.group === group)) continue;
+    // Groups kube knows and this server does not serve: accepted (their value checked as kube
+    // would), nothing to switch. kube would also refuse a version it lacks; not known here.
+    if (!defs.some((d) => d.group === group)) {
+      parseValue(key, value);
+      continue;
+    }
     if (!defs.some((d) => d.group === group && d.version === version)) {
       throw new RuntimeConfigError(`group version ${group ? `${group}/${version}` : version} that has not been registered`);
     }

@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import express from 'express';
 import type { Logger } from 'winston';
 import { ApiError, apiVersionOf, cloneJson } from '../api';
-import { newAdmissionPlugins } from '../admission';
+import { EnableOptions, Plugins, newAdmissionPlugins } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
@@ -82,6 +82,12 @@ export interface ApiServerOptions {
    * (registry/runtime-config.ts). create() rejects with a RuntimeConfigError for a setting kube refuses.
    */
   runtimeConfig?: ReadonlyMap<string, string>;
+  /**
+   * Admission plugins beyond kube's defaults (kube's --enable-admission-plugins and
+   * --disable-admission-plugins, by name) and plugins of the embedder's own (`register`, called on
+   * the registry before the chain is built). An unknown name rejects create() with kube's message.
+   */
+  admission?: EnableOptions & { register?: (plugins: Plugins) => void };
 }
 
 /** kube-apiserver's --http2-max-streams-per-connection default (apiserver options/recommended.go). */
@@ -101,10 +107,13 @@ export class ApiServer {
   private readonly namespaceController: NamespaceController;
   private readonly quotaController: QuotaController;
 
+  /** The schema names addResource added with each resource (group/version/resource). */
+  private readonly schemasAddedWith = new Map<string, string[]>();
+
   private constructor(
     private readonly opts: ApiServerOptions,
     private readonly schemas: SchemaRegistry,
-    protobuf: ProtobufCodec,
+    private readonly protobuf: ProtobufCodec,
   ) {
     // Every open watch listens for shutdown: thousands of listeners are expected, not a leak.
     setMaxListeners(0, this.shutdown.signal);
@@ -112,7 +121,8 @@ export class ApiServer {
     setHttp2BodyTimeout(opts.requestReadTimeoutMs || 60_000);
     // Every plugin this server implements, on by kube v1.32's defaults and run in kube's order.
     const admissionPlugins = newAdmissionPlugins();
-    const admission = admissionPlugins.newFromPlugins(admissionPlugins.enabledPluginNames(), {}, {
+    opts.admission?.register?.(admissionPlugins);
+    const admission = admissionPlugins.newFromPlugins(admissionPlugins.enabledPluginNames(opts.admission), {}, {
       getNamespace: (name) => this.getNamespace(name),
       quotas: {
         // With resourcequotas not served (--runtime-config) there are no quotas to enforce.
@@ -125,10 +135,9 @@ export class ApiServer {
       },
     });
     this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings: { eventTtlSeconds: opts.eventTtlSeconds ?? 3600 } });
-    // Each resource's kinds get their protobuf form as it is installed, and lose it when it goes.
+    // Each resource's kinds get their protobuf form as it is installed (kept when it goes: see addKind).
     this.registry.onChange((change) => {
       if ('added' in change) for (const row of protobufKindsOf(change.added)) protobuf.addKind(row);
-      else for (const row of protobufKindsOf(change.removed)) protobuf.removeKind(row);
     });
     const served = resolveRuntimeConfig(opts.runtimeConfig ?? new Map(), builtinResources);
     for (const def of builtinResources) if (served.enabled(def)) this.registry.add(def);
@@ -208,31 +217,47 @@ export class ApiServer {
 
   /**
    * Serves a resource from now on, discovery and the OpenAPI documents included; `schemas` adds the
-   * schemas its declaration names when openapi/ does not have them (a custom resource's). Throws
-   * Error, serving nothing new, when the resource is served already, its storage prefix is another
-   * kind's, or its schemas clash or refer to unknown ones.
+   * schemas its declaration names when openapi/ does not have them (a custom resource's); they go
+   * with it (removeResource). Everything is checked before anything changes: an Error (the resource
+   * is served already, its storage prefix is another kind's, its schemas clash, refer to unknown
+   * ones or lack its kind or list, proto/ lacks its protobuf message) leaves the server as it was.
    */
   addResource(def: ResourceDefinition, schemas?: SchemaDocument): GenericStore {
+    for (const row of protobufKindsOf(def)) {
+      if (!this.protobuf.declares(row.message)) throw new Error(`protobuf: no message ${row.message} in proto/ for ${def.resource}`);
+    }
+    this.registry.check(def);
+    const added = Object.keys(schemas?.components?.schemas ?? {});
     if (schemas) this.schemas.add(schemas);
     try {
       // The kind's schema and its list's (same namespace, the list kind's name) drive decoding and OpenAPI.
-      for (const name of [def.schemaName, def.schemaName.replace(/[^.]+$/, def.listKind)]) {
+      for (const name of [def.schemaName, listSchemaName(def)]) {
         if (!this.schemas.get(name)) throw new Error(`openapi: no schema ${name} for ${def.resource}`);
       }
-      return this.registry.add(def);
     } catch (e) {
-      if (schemas) this.schemas.remove(Object.keys(schemas.components?.schemas ?? {}));
+      if (added.length > 0) this.schemas.remove(added);
       throw e;
     }
+    const store = this.registry.add(def);
+    this.schemasAddedWith.set(gvrKey(def), added);
+    return store;
   }
 
   /**
-   * Stops serving a resource (its open watches end; its objects stay in etcd) and drops the
-   * schemas named in `schemaNames` (those added with it). False when it was not served.
+   * Stops serving a resource: its open watches end, its objects stay in etcd, and the schemas added
+   * with it go (those no other served resource still names). False when it was not served.
    */
-  removeResource(group: string, version: string, resource: string, schemaNames: readonly string[] = []): boolean {
-    if (!this.registry.remove(group, version, resource)) return false;
-    if (schemaNames.length > 0) this.schemas.remove(schemaNames);
+  removeResource(group: string, version: string, resource: string): boolean {
+    const store = this.registry.get(group, version, resource);
+    if (!store) return false;
+    const key = gvrKey(store.def);
+    const stillNamed = new Set(this.registry.definitions().filter((d) => d !== store.def).flatMap((d) => [d.schemaName, listSchemaName(d)]));
+    const names = (this.schemasAddedWith.get(key) ?? []).filter((n) => !stillNamed.has(n));
+    // Refused schema removals (another schema still refers to one) keep them, and the resource goes.
+    const removable = this.schemas.canRemove(names) ? names : [];
+    this.registry.remove(group, version, resource);
+    this.schemasAddedWith.delete(key);
+    if (removable.length > 0) this.schemas.remove(removable);
     return true;
   }
 
@@ -307,11 +332,22 @@ export class ApiServer {
       try {
         await store.create(this.systemContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
       } catch (e) {
-        if (!(e instanceof ApiError && e.code === 409)) throw e;
+        if (e instanceof ApiError && e.code === 409) continue;
+        // Refused by admission (kube's bootstrap controller logs it and serves on): not a start failure.
+        if (e instanceof ApiError && e.code < 500) {
+          this.opts.logger.warn('system namespace not created', { namespace: name, error: e.message });
+          continue;
+        }
+        throw e;
       }
     }
   }
 }
+
+const gvrKey = (d: ResourceDefinition): string => `${d.group}/${d.version}/${d.resource}`;
+
+/** A kind's list schema: the kind schema's namespace, the list kind's name. */
+const listSchemaName = (d: ResourceDefinition): string => d.schemaName.replace(/[^.]+$/, d.listKind);
 
 /** The []byte fields of each served kind, from its schema (`format: byte`), memoised per server. */
 function byteFieldLookup(registry: Registry, schemas: SchemaRegistry): (apiVersion: string, kind: string) => BytePath[] {

@@ -112,6 +112,12 @@ test('clear errors: unknown flag, port in use (embedded etcd stopped again), unr
   const unreachable = await runBinary([`--data-dir=${path.join(dir, 'x')}`, '--secure-port=0', '--etcd-servers=http://127.0.0.1:1']);
   expect(unreachable.code).toBe(1);
   expect(unreachable.stderr).toContain('Error: unable to reach etcd at http://127.0.0.1:1');
+
+  // --runtime-config is judged before anything waits on etcd, with kube's message.
+  const runtimeConfig = await runBinary([`--data-dir=${path.join(dir, 'y')}`, '--secure-port=0', '--etcd-servers=http://127.0.0.1:1', '--runtime-config=foo.example.com/v1=true']);
+  expect(runtimeConfig.code).toBe(1);
+  expect(runtimeConfig.stderr).toContain('Error: unknown api groups foo.example.com');
+  expect(runtimeConfig.stderr).not.toContain('unable to reach etcd');
 });
 
 test('startup errors keep their order although the steps overlap: etcd first, then certificates; etcd is stopped', async () => {

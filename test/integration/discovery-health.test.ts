@@ -195,7 +195,7 @@ describe('aggregated discovery follows the registry', () => {
     const again = await srv.request('GET', '/apis', { headers: { accept: aggregatedAccept, 'if-none-match': String(before.headers.etag) } });
     expect(again.status).toBe(304);
 
-    srv.server.registry.add({ ...configmaps, group: 'discovery-test.example.com', version: 'v1' });
+    srv.server.registry.add({ ...configmaps, group: 'discovery-test.example.com', version: 'v1', storagePrefix: 'discovery-test.example.com/configmaps' });
     const after = await get();
     expect(after.headers.etag).not.toBe(before.headers.etag);
     const group = (after.json() as { items: Array<{ metadata: { name: string }; versions: Array<{ version: string; resources: Array<{ resource: string }> }> }> }).items.find(

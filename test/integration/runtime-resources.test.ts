@@ -67,7 +67,6 @@ function schemaDoc(def: ResourceDefinition): SchemaDocument {
 }
 
 const widgets = customResource('example.com', 'Widget', 'widgets');
-const schemaNames = (def: ResourceDefinition) => [def.schemaName, `${def.schemaName}Spec`, `${def.schemaName}List`];
 
 describe('resources added and removed at run time', () => {
   const { srv } = useTestServer();
@@ -99,7 +98,7 @@ describe('resources added and removed at run time', () => {
     const watch = await openWatch(srv, '/apis/example.com/v1/namespaces/default/widgets?watch=1&resourceVersion=0');
     expect(watch.status).toBe(200);
     await watch.next(1);
-    expect(srv.server.removeResource('example.com', 'v1', 'widgets', schemaNames(widgets))).toBe(true);
+    expect(srv.server.removeResource('example.com', 'v1', 'widgets')).toBe(true);
     await watch.ended;
 
     expect((await srv.request('GET', '/apis/example.com/v1/namespaces/default/widgets/w1')).status).toBe(404);
@@ -117,7 +116,7 @@ describe('resources added and removed at run time', () => {
     const again = await srv.request('GET', '/apis/example.com/v1/namespaces/default/widgets/w1');
     expect(again.status).toBe(200);
     expect(again.json().spec).toEqual({ size: 3 });
-    srv.server.removeResource('example.com', 'v1', 'widgets', schemaNames(widgets));
+    srv.server.removeResource('example.com', 'v1', 'widgets');
   });
 
   test('two groups with one plural keep separate keys; a clash of storage prefixes or schemas is refused and changes nothing', async () => {
@@ -136,13 +135,27 @@ describe('resources added and removed at run time', () => {
 
     // Same plural, no storage prefix of its own: it would read another kind's objects.
     const clash = { ...customResource('c.example.com', 'Other', 'secrets'), storagePrefix: undefined };
-    expect(() => srv.server.addResource(clash, schemaDoc(clash))).toThrow('storage prefix secrets is used by Secret');
+    expect(() => srv.server.addResource(clash, schemaDoc(clash))).toThrow('storage prefix secrets overlaps secrets of Secret');
     expect((await srv.request('GET', '/apis/c.example.com/v1')).status).toBe(404);
     // Its schemas went with the refusal: adding them again is no clash.
     expect(() => srv.server.addResource({ ...clash, storagePrefix: 'c.example.com/secrets' }, schemaDoc(clash))).not.toThrow();
-    srv.server.removeResource('c.example.com', 'v1', 'secrets', schemaNames(clash));
-    expect(() => srv.server.addResource(a, schemaDoc(a))).toThrow('is defined twice');
+    srv.server.removeResource('c.example.com', 'v1', 'secrets');
+    expect(() => srv.server.addResource(a, schemaDoc(a))).toThrow('is served already');
     expect((await srv.request('GET', '/apis/a.example.com/v1/namespaces/default/things/t')).status).toBe(200);
+    // A protobuf message proto/ lacks is refused before anything changes: schemas and routes as they were.
+    const p = { ...customResource('p.example.com', 'Thing', 'things'), protobufMessage: 'com.example.p.v1.Thing' };
+    expect(() => srv.server.addResource(p, schemaDoc(p))).toThrow('protobuf: no message com.example.p.v1.Thing in proto/ for things');
+    expect((await srv.request('GET', '/apis/p.example.com/v1')).status).toBe(404);
+    expect(() => srv.server.addResource({ ...p, protobufMessage: undefined }, schemaDoc(p))).not.toThrow();
+    // Removing a resource takes the schemas added with it, but not those another served resource names.
+    const pv2 = { ...customResource('p.example.com', 'Thing', 'things'), version: 'v2' };
+    srv.server.addResource(pv2);
+    expect(srv.server.removeResource('p.example.com', 'v1', 'things')).toBe(true);
+    const v2Thing = await srv.request('POST', '/apis/p.example.com/v2/namespaces/default/things', { body: { apiVersion: 'p.example.com/v2', kind: 'Thing', metadata: { name: 'v2' }, spec: { size: 4 } } });
+    expect(v2Thing.status).toBe(201);
+    expect(v2Thing.json().spec).toEqual({ size: 4 });
+    srv.server.removeResource('p.example.com', 'v2', 'things');
+    for (const g of ['a', 'b']) srv.server.removeResource(`${g}.example.com`, 'v1', 'things');
   });
 
   test('a review resource answers POST with what its declaration computes, keeps nothing and serves no other verb', async () => {
@@ -165,30 +178,41 @@ describe('resources added and removed at run time', () => {
     expect(created.stderr).toBe('');
     expect(created.stdout).toBe('9');
 
+    // Discovery as kube's installer writes it for a resource without storage: no storageVersionHash.
+    const discovered = (await srv.request('GET', '/apis/review.example.com/v1')).json<{ resources: Array<Record<string, unknown>> }>();
+    expect(discovered.resources).toEqual([expect.objectContaining({ name: 'echoreviews', verbs: ['create'] })]);
+    expect(discovered.resources[0]).not.toHaveProperty('storageVersionHash');
     expect((await srv.request('GET', '/apis/review.example.com/v1/namespaces/default/echoreviews')).status).toBe(405);
     expect((await srv.request('GET', '/apis/review.example.com/v1/namespaces/default/echoreviews/x')).status).toBe(405);
     const keys = await srv.etcdStore.etcd.getAll().prefix(`${srv.prefix}/review.example.com/`).keys();
     expect(keys).toEqual([]);
-    srv.server.removeResource('review.example.com', 'v1', 'echoreviews', schemaNames(reviews));
+    srv.server.removeResource('review.example.com', 'v1', 'echoreviews');
   });
 });
 
 describe('--runtime-config', () => {
+  // kube turns v1/<resource> into v1: the core group switches as a whole, so this turns all of it off.
   const { srv, etcd } = useTestServer({ runtimeConfig: { 'v1/configmaps': 'false' } });
 
-  test('a disabled resource is not routed, discovered or documented; the rest of its group version is', async () => {
+  test('a disabled group version is not routed, discovered or documented (kube: v1/configmaps=false is v1=false)', async () => {
     expect((await srv.request('GET', '/api/v1/namespaces/default/configmaps')).status).toBe(404);
-    expect((await srv.request('GET', '/api/v1/namespaces/default/secrets')).status).toBe(200);
-    const list = (await srv.request('GET', '/api/v1')).json<{ resources: Array<{ name: string }> }>();
-    expect(list.resources.map((r) => r.name)).not.toContain('configmaps');
-    expect(list.resources.map((r) => r.name)).toContain('secrets');
-    const v3 = (await srv.request('GET', '/openapi/v3/api/v1')).json<{ paths: Record<string, unknown> }>();
-    expect(Object.keys(v3.paths).some((p) => p.includes('/configmaps'))).toBe(false);
-    const resources = await srv.kubectl(['api-resources', '--no-headers']);
-    expect(resources.stdout).not.toMatch(/^configmaps/m);
-    expect(resources.stdout).toMatch(/^secrets/m);
-    const create = await srv.kubectl(['create', 'configmap', 'c1']);
-    expect(create.stderr).toContain('the server could not find the requested resource');
+    expect((await srv.request('GET', '/api/v1/namespaces/default/secrets')).status).toBe(404);
+    expect((await srv.request('GET', '/api/v1')).status).toBe(404);
+    const aggregated = await srv.request('GET', '/api', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+    expect(aggregated.text).not.toContain('secrets');
+    const v3 = (await srv.request('GET', '/openapi/v3')).json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(v3.paths)).not.toContain('api/v1');
+    const get = await srv.kubectl(['get', 'secrets']);
+    expect(get.stderr).toContain('the server doesn\'t have a resource type "secrets"');
+  });
+
+  test('a server with every API on serves the core group again (api/all=true, v1=true)', async () => {
+    const other = await startTestServer({ etcdEndpoints: etcd.endpoints, runtimeConfig: { 'api/all': 'true', v1: 'true' } });
+    try {
+      expect((await other.request('GET', '/api/v1/namespaces/default/secrets')).status).toBe(200);
+    } finally {
+      await other.stop();
+    }
   });
 
   test("a setting kube refuses stops the server from being made, with kube's message", async () => {

@@ -9,9 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import winston from 'winston';
-import { Authorizer, bearerTokenAuthenticator, staticTokenAuthenticator } from '../../src/auth';
+import { Authenticator, Authorizer, bearerTokenAuthenticator, staticTokenAuthenticator, unionAuthenticator } from '../../src/auth';
 import { FeatureGates } from '../../src/config/feature-gates';
 import { ApiServer, type ApiServerOptions } from '../../src/server/app';
+import { storageGateOptions } from '../../src/server/storage-gates';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
 import { Cacher, CacherOptions, EtcdStore, Storage, recognizingCodec } from '../../src/storage';
@@ -82,6 +83,10 @@ export interface TestServerOptions {
   readHeaderTimeoutMs?: number;
   /** --runtime-config pairs, e.g. { 'v1/configmaps': 'false' }. */
   runtimeConfig?: Record<string, string>;
+  /** Authenticators asked after the test's bearer token (the union's later members). */
+  authenticators?: Authenticator[];
+  /** Admission plugins to enable, disable or add (ApiServerOptions.admission). */
+  admission?: ApiServerOptions['admission'];
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -90,13 +95,14 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   const certs = await ensureServingCertificates({ certDir: opts.certDir ?? path.join(dir, 'pki'), hosts: [] });
   const token = opts.token ?? randomBytes(16).toString('hex');
   const featureGates = opts.featureGates ? FeatureGates.fromFlags(new Map(Object.entries(opts.featureGates))) : FeatureGates.defaults();
+  const storageGates = storageGateOptions(featureGates);
   // As main.ts: the built-in kinds' protobuf forms are known before the watch cache reads etcd.
   const protobuf = await ProtobufCodec.load(undefined, builtinResources.flatMap(protobufKindsOf));
   const etcdStore = new EtcdStore({
     endpoints: opts.etcdEndpoints,
     codec: recognizingCodec(protobuf),
     keyPrefix: prefix,
-    allowUnsafeMalformedObjectDeletion: featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
+    ...storageGates.etcd,
   });
   const storage: Storage =
     opts.watchCache === false
@@ -104,8 +110,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
       : new Cacher({
           etcd: etcdStore,
           prefix,
-          consistentListFromCache: featureGates.enabled('ConsistentListFromCache'),
-          watchFromStorageWithoutResourceVersion: featureGates.enabled('WatchFromStorageWithoutResourceVersion'),
+          ...storageGates.cacher,
           ...(opts.cacheOptions ?? {}),
         });
   let server: ApiServer;
@@ -114,7 +119,10 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
       storage,
       protobuf,
       etcdPrefix: prefix,
-      authenticator: bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
+      authenticator: unionAuthenticator(
+        bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
+        ...(opts.authenticators ?? []),
+      ),
       tls: certs,
       logger: silent,
       bindAddress: '127.0.0.1',
@@ -130,6 +138,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
       requestTimeoutMs: opts.requestTimeoutMs,
       readHeaderTimeoutMs: opts.readHeaderTimeoutMs,
       runtimeConfig: opts.runtimeConfig && new Map(Object.entries(opts.runtimeConfig)),
+      admission: opts.admission,
     });
   } catch (e) {
     // A server that could not be made (a refused setting): nothing of it may stay open.
@@ -137,7 +146,15 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     await rm(dir, { recursive: true, force: true });
     throw e;
   }
-  const { port } = await server.start();
+  let port: number;
+  try {
+    ({ port } = await server.start());
+  } catch (e) {
+    await server.stop();
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
   const url = `https://127.0.0.1:${port}`;
   const kubeconfig = path.join(dir, 'admin.kubeconfig');
   await writeAdminKubeconfig({ path: kubeconfig, server: url, caCertPem: certs.caCert, token });

@@ -104,17 +104,31 @@ export class SchemaRegistry {
    * at run time or one another schema still refers to.
    */
   remove(names: readonly string[]): void {
+    this.checkRemove(names);
+    for (const name of names) {
+      this.schemas.delete(name);
+      this.added.delete(name);
+    }
+    this.changed();
+  }
+
+  /** Whether remove(names) would succeed. */
+  canRemove(names: readonly string[]): boolean {
+    try {
+      this.checkRemove(names);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private checkRemove(names: readonly string[]): void {
     const next = new Map(this.schemas);
     for (const name of names) {
       if (!this.added.has(name)) throw new Error(`openapi: schema ${name} was not added at run time`);
       next.delete(name);
     }
     checkRefs(next);
-    for (const name of names) {
-      this.schemas.delete(name);
-      this.added.delete(name);
-    }
-    this.changed();
   }
 
   /** Whether `name` was read from `source` (so another thread loading `source` has it too). */

@@ -85,17 +85,25 @@ export class ProtobufCodec {
     return codec;
   }
 
-  /** Gives a kind its protobuf form from now on. Throws Error when the message is not declared in proto/. */
+  /**
+   * Gives a kind its protobuf form from now on. Throws Error when the message is not declared in
+   * proto/. A kind is never forgotten: values of a resource no longer served still decode (the
+   * watch cache reads the whole keyspace), and nothing routes to it any more.
+   */
   addKind(row: ProtobufKind): void {
     const plan = this.schema.plan(row.message);
     if (row.apiVersion === '*') this.anyVersionKind.set(row.kind, plan);
     else this.byVersionKind.set(`${row.apiVersion}/${row.kind}`, plan);
   }
 
-  /** Forgets a kind added with addKind (a resource removed at run time). */
-  removeKind(row: Pick<ProtobufKind, 'apiVersion' | 'kind'>): void {
-    if (row.apiVersion === '*') this.anyVersionKind.delete(row.kind);
-    else this.byVersionKind.delete(`${row.apiVersion}/${row.kind}`);
+  /** Whether proto/ declares `message` (addKind would accept a row naming it). */
+  declares(message: string): boolean {
+    try {
+      this.schema.plan(message);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** True when objects of this apiVersion and kind have a protobuf form here. */

@@ -43,10 +43,16 @@ describe('storage keys', () => {
     r.add(def('secrets'));
     expect(() => r.add(def('secrets'))).toThrow('secrets.core/v1 is served already');
     const clash = { ...def('configmaps'), group: 'other.io', resource: 'secrets', kind: 'OtherSecret' };
-    expect(() => r.add(clash)).toThrow('secrets.other.io: storage prefix secrets is used by Secret (secrets.core)');
-    expect(r.add({ ...clash, storagePrefix: 'other.io/secrets' }).keyFor('n', 'x')).toBe('/r/other.io/secrets/n/x');
-    // The same kind in another group version shares its objects (kube: events and events.k8s.io).
+    expect(() => r.add(clash)).toThrow('secrets.other.io: storage prefix secrets overlaps secrets of Secret (secrets.core)');
+    // The same kind and plural in another group shares nothing unless it names the prefix itself.
+    expect(() => r.add({ ...clash, kind: 'Secret' })).toThrow('overlaps');
+    expect(() => r.add({ ...clash, kind: 'Secret', storagePrefix: 'secrets' })).not.toThrow();
+    expect(r.add({ ...clash, resource: 'others', storagePrefix: 'other.io/secrets' }).keyFor('n', 'x')).toBe('/r/other.io/secrets/n/x');
+    // One prefix may not lie inside another.
+    expect(() => r.add({ ...clash, resource: 'nested', storagePrefix: 'secrets/nested' })).toThrow('storage prefix secrets/nested overlaps secrets');
+    // Another version of the same kind in the same group shares its objects.
     expect(() => r.add({ ...def('secrets'), version: 'v2' })).not.toThrow();
+    expect(r.get('', 'v2', 'secrets')?.keyFor('n', 's')).toBe('/r/secrets/n/s');
   });
 });
 

@@ -31,22 +31,24 @@ test('the matchers: api/all, api/ga, api/beta, api/alpha', () => {
   expect(served({ 'api/all': 'false', 'api/ga': 'true' })).toEqual(['/v1/configmaps', '/v1/secrets', 'example.com/v1/widgets']);
 });
 
-test('the core group by v1, api/v1, v1/<resource> and api/v1/<resource>; api/legacy is ignored', () => {
+test('the core group by v1 or api/v1; kube turns v1/<resource> and api/v1/<resource> into the whole core group; api/legacy is ignored', () => {
   expect(served({ v1: 'false' })).toEqual(['example.com/v1/widgets']);
   expect(served({ 'api/v1': 'false' })).toEqual(['example.com/v1/widgets']);
-  expect(served({ 'v1/configmaps': 'false' })).toEqual(['/v1/secrets', 'example.com/v1/widgets']);
-  expect(served({ 'api/v1/secrets': 'false', 'api/legacy': 'false' })).toEqual(['/v1/configmaps', 'example.com/v1/widgets']);
+  expect(served({ 'v1/configmaps': 'false' })).toEqual(['example.com/v1/widgets']);
+  expect(served({ 'api/v1/secrets': 'false', 'api/legacy': 'false' })).toEqual(['example.com/v1/widgets']);
+  expect(served({ 'api/all': 'false', 'v1/secrets': 'true' })).toEqual(['/v1/configmaps', '/v1/secrets']);
+  expect(refused({ 'v1/Secrets': 'x' })).toThrow('invalid value of /v1: x, err: strconv.ParseBool: parsing "x": invalid syntax');
 });
 
 test("a version's setting beats a matcher's, a resource's beats its version's; a bare key means true", () => {
   expect(served({ 'api/all': 'false', 'example.com/v1beta1': '' })).toEqual(['example.com/v1beta1/widgets']);
-  expect(served({ 'api/all': 'false', v1: 'true', 'v1/secrets': 'false' })).toEqual(['/v1/configmaps']);
+  expect(served({ 'api/all': 'false', 'example.com/v1': 'true', 'example.com/v1/widgets': 'false' })).toEqual([]);
   expect(served({ 'example.com/v1': 'false', 'example.com/v1/widgets': 'true' })).toContain('example.com/v1/widgets');
   expect(served({ 'example.com/v2alpha1/gadgets': 'true' })).toContain('example.com/v2alpha1/gadgets');
 });
 
 test("groups kube has built in but this server does not serve are accepted and change nothing", () => {
-  expect(served({ 'apps/v1': 'false', 'batch/v1/jobs': 'true', 'rbac.authorization.k8s.io/v1alpha1': 'true' })).toEqual(served({}));
+  expect(served({ 'apps/v1': 'false', 'batch/v1/jobs': 'true', 'rbac.authorization.k8s.io/v1alpha1': 'true', 'admission.k8s.io/v1': '' })).toEqual(served({}));
 });
 
 test("kube's refusals, word for word", () => {
@@ -60,6 +62,7 @@ test("kube's refusals, word for word", () => {
   expect(refused({ v2: 'true' })).toThrow('runtime-config invalid key v2');
   expect(refused({ 'api/v2': 'true' })).toThrow('unknown api groups api');
   expect(refused({ '/v2': 'true' })).toThrow('group version v2 that has not been registered');
-  expect(refused({ 'v1/Secrets': 'false' })).toThrow('invalid key /v1/Secrets: group/version/resource and resource is always lowercase plural, not "Secrets"');
+  expect(refused({ 'example.com/v1/Widgets': 'false' })).toThrow('invalid key example.com/v1/Widgets: group/version/resource and resource is always lowercase plural, not "Widgets"');
+  expect(refused({ 'batch/v1': 'maybe' })).toThrow('invalid value of batch/v1: maybe, err: strconv.ParseBool');
   expect(refused({ 'example.com/v1': 'maybe' })).toThrow('invalid value of example.com/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax');
 });
