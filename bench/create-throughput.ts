@@ -29,6 +29,8 @@ export interface CreateRow {
   raw: CreateCell;
   /** The same POSTs against the create floor server (bare HTTPS + one etcd3 txn), when it ran. */
   floor?: CreateCell;
+  /** The same API POSTs authenticated by a client certificate instead of the bearer token, when asked. */
+  apiByCert?: CreateCell;
 }
 
 export interface CreatePlan {
@@ -42,6 +44,8 @@ export interface CreatePlan {
   pids: Record<string, number>;
   /** The create floor server (support/floor-server-process.ts with etcd), measured between raw and API. */
   floor?: { client: ApiClient; pid: number };
+  /** A client of the same server that authenticates with a client certificate: a cell after the token's. */
+  certClient?: ApiClient;
 }
 
 /** Creates made before the timed cells, so that V8 has compiled the hot paths of both sides. */
@@ -139,7 +143,15 @@ export async function measureCreateThroughput(
       const api = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
         await postSecret(client, plan.namespace, `c${c}-${i}`);
       });
-      rows.push({ concurrency: c, api, raw, ...(floor ? { floor } : {}) });
+      let apiByCert: CreateCell | undefined;
+      const certClient = plan.certClient;
+      if (certClient) {
+        progress('create', `API creates (POST) authenticated by a client certificate, ${c} in flight, ${plan.seconds} s`);
+        apiByCert = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
+          await postSecret(certClient, plan.namespace, `x509-c${c}-${i}`);
+        });
+      }
+      rows.push({ concurrency: c, api, raw, ...(floor ? { floor } : {}), ...(apiByCert ? { apiByCert } : {}) });
       progress('create', `c=${c}: API ${api.perSecond.toFixed(0)}/s p99 ${api.latencyMs.p99.toFixed(1)} ms; raw ${raw.perSecond.toFixed(0)}/s p99 ${raw.latencyMs.p99.toFixed(1)} ms`);
     }
   } finally {

@@ -86,6 +86,13 @@ function cpuNote(c: CreateCell): string {
   return parts.length ? `CPU ${parts.join(', ')}` : '';
 }
 
+/** The server process's CPU time per create in a cell (its % of one core over the creates per second). */
+function serverCpuPerRequest(c: CreateCell): string {
+  const pct = c.cpuPercent?.server;
+  if (pct === undefined || !Number.isFinite(pct) || c.perSecond <= 0) return '?';
+  return `${((pct / 100 / c.perSecond) * 1e6).toFixed(0)} µs`;
+}
+
 /** ", 3 errors (first one)" when a cell had failures. */
 function errorsNote(c: CreateCell): string {
   return c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '';
@@ -118,6 +125,17 @@ function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | u
           againstRaw(row.api, row.raw, row.floor),
         ],
       },
+      ...(row.apiByCert
+        ? [
+            {
+              cells: [
+                `c=${row.concurrency}  API POST, client certificate`,
+                ...latency(row.apiByCert.latencyMs),
+                `${againstRaw(row.apiByCert, row.raw, row.floor)}; server CPU ${serverCpuPerRequest(row.apiByCert)} per create vs ${serverCpuPerRequest(row.api)} with the token`,
+              ],
+            },
+          ]
+        : []),
     ]),
   ];
 }

@@ -116,6 +116,8 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
     }
 
     if (has('create') && value) {
+      const certLoad = new ApiClient({ url: server.url, caCert: server.caCert, token: '', clientCert: server.clientCert }, { maxSockets: Math.max(64, ...opts.createConcurrency) });
+      cleanups.push(async () => certLoad.close());
       // The create floor: what a Node server pays for HTTPS, JSON and the etcd3 call alone (keys under the raw prefix).
       let floor: { client: ApiClient; pid: number } | undefined;
       if (opts.createFloor) {
@@ -132,6 +134,8 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
         rawPrefix: RAW_CREATE_PREFIX,
         pids: { server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid },
         ...(floor ? { floor } : {}),
+        // The same server, authenticated by its admin client certificate instead of the token.
+        certClient: certLoad,
       };
       if (opts.createWarmupSeconds > 0) {
         results.createWarmup = await warmUpCreates(load, raw, value, plan, opts.createWarmupSeconds, progress);

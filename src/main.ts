@@ -11,10 +11,22 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import winston from 'winston';
 import { help, parseFlags, usage, FeatureGateError, FeatureGates, FlagError, ServerConfig } from './config';
-import { TokenAuthenticator, TokenFileAuthenticator, bearerTokenAuthenticator, staticTokenAuthenticator, withAuthenticatedGroup } from './auth';
+import {
+  TokenAuthenticator,
+  TokenFileAuthenticator,
+  anonymousForFlag,
+  bearerTokenAuthenticator,
+  loadClientCaFile,
+  parseCaBundle,
+  staticTokenAuthenticator,
+  unionAuthenticator,
+  withAuthenticatedGroup,
+  x509Authenticator,
+} from './auth';
 import { EmbeddedEtcd, EmbeddedEtcdEndpoints } from './server/embedded-etcd';
 import { storageGateOptions } from './server/storage-gates';
 import type * as AppModule from './server/app';
+import type * as AuthenticationConfigModule from './server/authentication-config';
 import type * as CertsModule from './server/certs';
 import type * as KubeconfigModule from './server/kubeconfig';
 import type * as RegistryModule from './registry';
@@ -79,6 +91,16 @@ async function waitForEtcd(store: StorageModule.EtcdStore, endpoints: string[], 
 }
 
 async function run(config: ServerConfig, logger: winston.Logger, featureGates: FeatureGates): Promise<() => Promise<void>> {
+  // --authentication-config: loaded, and its errors reported, before anything is started.
+  if (config.authenticationConfig && !featureGates.enabled('StructuredAuthenticationConfiguration')) {
+    throw new Error('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+  }
+  const authenticationConfig = config.authenticationConfig
+    ? (require('./server/authentication-config') as typeof AuthenticationConfigModule).loadAuthenticationConfig(config.authenticationConfig, {
+        anonymousAuthFlag: config.anonymousAuth,
+        logger,
+      })
+    : undefined;
   let etcd: EmbeddedEtcd | undefined;
   let etcdStarted: Promise<EmbeddedEtcdEndpoints> | undefined;
   if (config.etcdServers.length === 0) {
@@ -88,6 +110,8 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   const { app, certs: certsModule, kubeconfig, registry, schema, protobuf: protobufModule, storage: storageModule } = loadServingModules();
   // kube validates --runtime-config with the other options: refused before anything waits on etcd.
   registry.resolveRuntimeConfig(config.runtimeConfig, registry.builtinResources);
+  // --client-ca-file is read as kube applies its options: a file that cannot be used fails before etcd is awaited.
+  const clientCaFile = config.clientCaFile ? await loadClientCaFile(config.clientCaFile) : undefined;
 
   // Independent of etcd: certificates, credentials, schemas and codecs are prepared while it starts.
   const hosts = [os.hostname()];
@@ -99,6 +123,11 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     tlsKeyFile: config.tlsPrivateKeyFile,
   });
   const adminTokenReady = kubeconfig.ensureAdminToken(config.dataDir);
+  // --client-ca-file, or the embedded default: a client CA generated in --cert-dir with an admin certificate.
+  const clientCaReady = clientCaFile
+    ? Promise.resolve({ ...clientCaFile, admin: undefined })
+    : certsModule.ensureClientCertificates({ certDir: config.certDir }).then((c) => ({ pem: c.caCert, roots: parseCaBundle(c.caCert, 'client-ca-bundle'), admin: c }));
+  clientCaReady.catch(() => undefined);
   const tokenFileReady = config.tokenAuthFile
     ? TokenFileAuthenticator.load(config.tokenAuthFile, { onWarning: (w) => logger.warn(w) })
     : Promise.resolve(undefined);
@@ -150,19 +179,30 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   const certs = await certsReady;
   const adminToken = await adminTokenReady;
   const tokenFile = await tokenFileReady;
+  const clientCa = await clientCaReady;
   const schemas = await schemasReady;
   const tokenSources: TokenAuthenticator[] = [
     staticTokenAuthenticator(new Map([[adminToken, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
   ];
   if (tokenFile) tokenSources.push(tokenFile);
+  // kube's order: token file, service accounts, then the configuration's JWT authenticators.
+  if (authenticationConfig) tokenSources.push(authenticationConfig.jwt);
 
   const server = await app.ApiServer.create({
     schemas,
     protobuf,
     storage,
     etcdPrefix: config.etcdPrefix,
-    authenticator: withAuthenticatedGroup(bearerTokenAuthenticator(tokenSources)),
-    tls: certs,
+    // kube's order: client certificates, then bearer tokens.
+    authenticator: withAuthenticatedGroup(
+      unionAuthenticator(
+        x509Authenticator({ roots: clientCa.roots, onFailure: (error) => logger.warn('Unable to authenticate the request', { error }) }),
+        bearerTokenAuthenticator(tokenSources),
+      ),
+    ),
+    // --anonymous-auth: unset keeps the server's default (health checks and /version only).
+    anonymous: authenticationConfig?.anonymous ?? anonymousForFlag(config.anonymousAuth),
+    tls: { ...certs, clientCA: clientCa.pem },
     logger,
     bindAddress: config.bindAddress,
     securePort: config.securePort,
@@ -192,11 +232,16 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   if (config.writeKubeconfig) {
     await kubeconfig.writeAdminKubeconfig({ path: config.writeKubeconfig, server: url, caCertPem: certs.caCert, token: adminToken });
   }
+  if (config.writeCertKubeconfig && clientCa.admin) {
+    const clientCertificate = { cert: clientCa.admin.adminCert, key: clientCa.admin.adminKey };
+    await kubeconfig.writeAdminKubeconfig({ path: config.writeCertKubeconfig, server: url, caCertPem: certs.caCert, clientCertificate });
+  }
   logger.info('serving', { url, kubeconfig: config.writeKubeconfig ?? '', etcd: endpoints });
   // Machine-readable readiness line for scripts and tests that start the binary.
   process.stdout.write(`platform-apiserver ready: ${url} kubeconfig=${config.writeKubeconfig ?? ''}\n`);
 
   return async () => {
+    authenticationConfig?.close();
     await server.stop();
     await storage.close();
     if (etcd) await etcd.stop();

@@ -1,4 +1,4 @@
-/** A minimal HTTPS client for the bench's load: keep-alive sockets, bearer token, raw bodies. */
+/** A minimal HTTPS client for the bench's load: keep-alive sockets, bearer token (or client certificate), raw bodies. */
 import https from 'node:https';
 
 /** Where the server is and how to authenticate. */
@@ -6,6 +6,8 @@ export interface ApiTarget {
   url: string;
   caCert: string;
   token: string;
+  /** Authenticate with this client certificate and key (PEM) instead of the token. */
+  clientCert?: { cert: string; key: string };
 }
 
 /** One response: status and the whole body, unparsed. */
@@ -22,14 +24,17 @@ export class ApiClient {
     readonly target: ApiTarget,
     opts: { maxSockets: number },
   ) {
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSockets, ca: target.caCert });
+    const cert = target.clientCert ? { cert: target.clientCert.cert, key: target.clientCert.key } : {};
+    this.agent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSockets, ca: target.caCert, ...cert });
   }
 
   /** Sends `method path` with an optional JSON body; resolves with the full response. */
   request(method: string, path: string, body?: unknown): Promise<ApiResponse> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers: Record<string, string> = { authorization: `Bearer ${this.target.token}`, accept: 'application/json' };
+      const headers: Record<string, string> = this.target.clientCert
+        ? { accept: 'application/json' }
+        : { authorization: `Bearer ${this.target.token}`, accept: 'application/json' };
       if (payload) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(payload.length);

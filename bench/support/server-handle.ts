@@ -9,6 +9,8 @@ export interface ServerHandle {
   url: string;
   caCert: string;
   token: string;
+  /** The admin client certificate and key (the server trusts its client CA, as the embedded default). */
+  clientCert: { cert: string; key: string };
   pid: number;
   /** Time from the child's first line of code to listening, ms (module loading excluded). */
   startMs: number;
@@ -53,6 +55,7 @@ function handle(child: ChildProcess, ready: Extract<ChildMessage, { type: 'ready
     url: ready.url,
     caCert: ready.caCert,
     token: ready.token,
+    clientCert: ready.clientCert,
     pid,
     startMs: ready.startMs,
     memory: () =>

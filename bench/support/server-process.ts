@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import winston from 'winston';
-import { staticTokenAuthenticator } from '../../src/auth';
+import { parseCaBundle, staticTokenAuthenticator, unionAuthenticator, withAuthenticatedGroup, x509Authenticator } from '../../src/auth';
 import { ApiServer } from '../../src/server/app';
-import { ensureServingCertificates } from '../../src/server/certs';
+import { ensureClientCertificates, ensureServingCertificates } from '../../src/server/certs';
 import { Cacher, EtcdStore, Storage } from '../../src/storage';
 import type { ChildMessage, MemorySample, ParentMessage, ServerProcessOptions } from './server-protocol';
 
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
   const opts = JSON.parse(process.env.BENCH_SERVER_OPTIONS ?? '{}') as ServerProcessOptions;
   const certs = await ensureServingCertificates({ certDir: path.join(opts.dir, 'pki'), hosts: [] });
   const token = randomBytes(16).toString('hex');
+  // As main.ts's embedded default: a generated client CA, client certificates first in the union.
+  const client = await ensureClientCertificates({ certDir: path.join(opts.dir, 'pki') });
   const etcdStore = new EtcdStore({ endpoints: opts.etcdEndpoints });
   const cacher = opts.watchCache ? new Cacher({ etcd: etcdStore, prefix: opts.prefix }) : undefined;
   const storage: Storage = cacher ?? etcdStore;
@@ -48,8 +50,13 @@ async function main(): Promise<void> {
   const server = await ApiServer.create({
     storage,
     etcdPrefix: opts.prefix,
-    authenticator: staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
-    tls: certs,
+    authenticator: withAuthenticatedGroup(
+      unionAuthenticator(
+        x509Authenticator({ roots: parseCaBundle(client.caCert, 'client-ca-bundle') }),
+        staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]])),
+      ),
+    ),
+    tls: { ...certs, clientCA: client.caCert },
     logger: winston.createLogger({ silent: true }),
     bindAddress: '127.0.0.1',
     securePort: 0,
@@ -82,6 +89,7 @@ async function main(): Promise<void> {
     url: `https://127.0.0.1:${port}`,
     caCert: certs.caCert,
     token,
+    clientCert: { cert: client.adminCert, key: client.adminKey },
     startMs: Number(process.hrtime.bigint() - started) / 1e6,
   });
 }

@@ -3,6 +3,7 @@
  * factories mirror k8s.io/apimachinery/pkg/api/errors word for word.
  */
 import { FieldError, fieldErrorBody, fieldErrorString } from './field-errors';
+import { goQuote } from './go-format';
 import {
   GroupKind,
   GroupResource,
@@ -131,7 +132,7 @@ export const errors = {
   unauthorized: (message = 'Unauthorized') => make(401, 'Unauthorized', message),
 
   forbidden: (gr: GroupResource, name: string, reason: string) => {
-    const what = name ? `${groupResourceString(gr)} "${name}"` : groupResourceString(gr);
+    const what = name ? `${groupResourceString(gr)} ${goQuote(name)}` : groupResourceString(gr);
     return make(403, 'Forbidden', `${what} is forbidden: ${reason}`, grDetails(gr, name));
   },
 

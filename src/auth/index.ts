@@ -5,3 +5,5 @@ export * from './authz/authorizer';
 export * from './authn/union';
 export * from './authn/anonymous';
 export * from './authz/union';
+export * from './authn/x509';
+export * from './authn/token-review';

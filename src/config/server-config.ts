@@ -33,6 +33,17 @@ export interface ServerConfig {
   writeKubeconfig?: string;
   /** `--token-auth-file`: kube's static token CSV. */
   tokenAuthFile?: string;
+  /** `--client-ca-file` (absolute path); unset: a client CA generated in certDir. */
+  clientCaFile?: string;
+  /** `--write-cert-kubeconfig`: where to write the admin kubeconfig with a client certificate; undefined: none. */
+  writeCertKubeconfig?: string;
+  /**
+   * `--anonymous-auth`: undefined when not given (anonymous requests reach only the health checks
+   * and /version), true (every path, for the authorizer to judge) or false (none).
+   */
+  anonymousAuth?: boolean;
+  /** `--authentication-config`: an AuthenticationConfiguration file (absolute path). */
+  authenticationConfig?: string;
   /** `--feature-gates`, parsed (gate names are validated elsewhere). */
   featureGates: Map<string, boolean>;
   /** `--runtime-config`, parsed (`key=value`; a bare key maps to ''). */

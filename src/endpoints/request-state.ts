@@ -17,8 +17,16 @@ export interface RequestState extends RequestContext {
   readonly received: bigint;
   /** What the path and method say the request is (kube's RequestInfo). */
   readonly info: RequestInfo;
-  /** Who made it; set by the authentication filter (system:anonymous for anonymous requests). */
+  /**
+   * Who the request acts as: set by the authentication filter (system:anonymous for anonymous
+   * requests), replaced by the impersonation filter with the impersonated user.
+   */
   user?: UserInfo;
+  /**
+   * When the request impersonates: the user who authenticated (what kube's audit event records as
+   * `user`, with `user` above as its `impersonatedUser`). Unset otherwise.
+   */
+  impersonator?: UserInfo;
   /** Warnings for `Warning: 299 - "…"` headers (endpoints/warnings.ts bounds them as kube does). */
   readonly warnings: string[];
   /** The CBOR serializer when the request may negotiate CBOR (its gate on), errors included. */

@@ -33,7 +33,9 @@ function tableIncludeObject(s: HandlerScope, target: ResponseTarget): IncludeObj
 
 export function protobufServes(s: HandlerScope): boolean {
   const p = s.protobuf;
-  return !!p && p.supports(s.store.apiVersion, s.store.def.kind) && p.supports(s.store.apiVersion, s.store.def.listKind);
+  // A review has no list kind (nothing to list): its kind alone decides.
+  const def = s.store.def;
+  return !!p && p.supports(s.store.apiVersion, def.kind) && (def.store === 'review' || p.supports(s.store.apiVersion, def.listKind));
 }
 
 export function includeObjectParam(s: HandlerScope): IncludeObject {

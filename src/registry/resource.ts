@@ -2,7 +2,7 @@
  * The declaration of one served resource: names, scope, verbs, subresources, schema, strategy,
  * table columns and field selectors. `registry/resources/<group>/<resource>.ts` each export one.
  */
-import { FieldError, KubeObject } from '../api';
+import { FieldError, KubeObject, TokenReviewResult } from '../api';
 import type { ProtobufKind } from '../storage/codec/protobuf-kinds';
 import type { RequestContext } from './context';
 
@@ -108,8 +108,11 @@ export interface ResourceDefinition {
    * and answered by `review`.
    */
   store?: 'generic' | 'namespace' | 'review';
-  /** The answer to a POST of a `review` resource (validation is its own, as kube's review RESTs do). */
-  review?: (ctx: RequestContext, obj: KubeObject) => Promise<KubeObject> | KubeObject;
+  /**
+   * The answer to a POST of a `review` resource (validation is its own, as kube's review RESTs do);
+   * `settings` carries what the server lends it (token authentication for TokenReview).
+   */
+  review?: (ctx: RequestContext, obj: KubeObject, settings: ResourceSettings) => Promise<KubeObject> | KubeObject;
   /**
    * kube's protobuf message of the kind (full name, no leading dot), e.g. `k8s.io.api.core.v1.Secret`;
    * its list is the same name + `List`. Absent: the kind has no protobuf form (JSON only).
@@ -127,14 +130,16 @@ export function customResourceStoragePrefix(def: Pick<ResourceDefinition, 'group
   return `${def.group}/${def.resource}`;
 }
 
-/** The protobuf rows of a declaration: its kind and its list kind (none without protobufMessage). */
+/**
+ * The protobuf rows of a declaration: its kind and its list kind (none without protobufMessage).
+ * A review has no list in kube (k8s.io/api declares no TokenReviewList), so only its kind.
+ */
 export function protobufKindsOf(def: ResourceDefinition): ProtobufKind[] {
   if (!def.protobufMessage) return [];
   const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
-  return [
-    { apiVersion, kind: def.kind, message: def.protobufMessage },
-    { apiVersion, kind: def.listKind, message: `${def.protobufMessage}List` },
-  ];
+  const kind = { apiVersion, kind: def.kind, message: def.protobufMessage };
+  if (def.store === 'review') return [kind];
+  return [kind, { apiVersion, kind: def.listKind, message: `${def.protobufMessage}List` }];
 }
 
 /** The storage prefix of a declaration (kube's built-ins: the plural). */
@@ -146,6 +151,12 @@ export function storagePrefixOf(def: ResourceDefinition): string {
 export interface ResourceSettings {
   /** `--event-ttl`, seconds. */
   eventTtlSeconds: number;
+  /**
+   * The server's token authentication, for TokenReview: what its authenticators make of a bearer
+   * token presented for `audiences` (empty: the server's own). Absent (a registry without a server),
+   * a TokenReview is answered as kube's REST does without an authenticator: unchanged.
+   */
+  reviewToken?: (token: string, audiences: string[]) => Promise<TokenReviewResult>;
 }
 
 /** kube's defaults of the settings (a registry built without any, e.g. in tests). */

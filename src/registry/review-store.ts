@@ -6,7 +6,7 @@
 import { type KubeObject, errors } from '../api';
 import type { RequestContext } from './context';
 import { GenericStore, type GenericStoreDeps } from './generic-store';
-import type { ResourceDefinition } from './resource';
+import { defaultResourceSettings, type ResourceDefinition } from './resource';
 
 export class ReviewStore extends GenericStore {
   override readonly stored = false;
@@ -33,6 +33,6 @@ export class ReviewStore extends GenericStore {
     }
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
-    return this.review(ctx, obj);
+    return this.review(ctx, obj, this.deps.settings ?? defaultResourceSettings);
   }
 }

@@ -11,6 +11,7 @@ import { EnableOptions, Plugins, newAdmissionPlugins } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
+import { reviewToken } from '../auth/authn/token-review';
 import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
 import { NamespaceController, QuotaController } from '../controllers';
 import { GenericStore, Registry, RequestContext, ResourceDefinition, builtinResources, protobufKindsOf, resolveRuntimeConfig } from '../registry';
@@ -42,7 +43,8 @@ export interface ApiServerOptions {
    */
   anonymous?: AnonymousOptions | false;
   authorizer?: Authorizer;
-  tls: { cert: string; key: string };
+  /** Serving chain and key; `clientCA` (PEM): ask clients for a certificate (kube's --client-ca-file). */
+  tls: { cert: string; key: string; clientCA?: string };
   logger: Logger;
   bindAddress: string;
   securePort: number;
@@ -62,6 +64,11 @@ export interface ApiServerOptions {
   watchStuckSessionMs?: number;
   /** `--event-ttl` in seconds (default 3600): how long an event lives after its last write. */
   eventTtlSeconds?: number;
+  /**
+   * The server's own token audiences (kube's --api-audiences; no flag yet): what a TokenReview without
+   * spec.audiences checks a token for. Default none: no audience is checked, as kube with none set.
+   */
+  apiAudiences?: string[];
   /** `--http2-max-streams-per-connection` (kube-apiserver's default 1000; 0 = kube's fallback, 100). */
   http2MaxStreamsPerConnection?: number;
   /** `--disable-http2-serving`: serve HTTP/1.1 only (default false: ALPN offers h2 and http/1.1). */
@@ -134,7 +141,9 @@ export class ApiServer {
           (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => cloneJson(quota), { subresource: 'status' })).object,
       },
     });
-    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings: { eventTtlSeconds: opts.eventTtlSeconds ?? 3600 } });
+    // TokenReview asks the server's own authenticators (kube passes the request authenticator).
+    const reviewTokenWith = (token: string, audiences: string[]) => reviewToken(opts.authenticator, token, audiences, { apiAudiences: opts.apiAudiences });
+    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings: { eventTtlSeconds: opts.eventTtlSeconds ?? 3600, reviewToken: reviewTokenWith } });
     // Each resource's kinds get their protobuf form as it is installed (kept when it goes: see addKind).
     this.registry.onChange((change) => {
       if ('added' in change) for (const row of protobufKindsOf(change.added)) protobuf.addKind(row);

@@ -2,7 +2,8 @@
  * buildCertificate: a minimal X.509 v3 certificate writer (DER by hand, signed with node:crypto) for
  * the server's self-signed CA and its serving certificate. It replaces a general ASN.1 library whose
  * loading alone cost a noticeable part of the server's start-up; it writes only what certs.ts needs:
- * ECDSA P-256 / SHA-256, a CN-only subject, and the usual CA / TLS-server extensions (RFC 5280).
+ * ECDSA P-256 / SHA-256, a subject of O values and a CN, and the usual CA / TLS-server / TLS-client
+ * extensions (RFC 5280).
  */
 import { createHash, KeyObject, sign } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -11,14 +12,18 @@ import { isIP } from 'node:net';
 export interface CertificateSpec {
   /** Serial number as hex digits; must be a positive DER INTEGER (first byte 0x01-0x7f). */
   serialHex: string;
-  /** Subject common name (the whole subject: `CN=<commonName>`). */
+  /** Subject common name. */
   commonName: string;
+  /** Subject organization values, written before the CN as Go's pkix.Name orders them (client certificates' groups). */
+  organizations?: string[];
   notBefore: Date;
   notAfter: Date;
   /** The certified key (EC P-256 public key). */
   publicKey: KeyObject;
-  /** true: a CA (basicConstraints cA, keyCertSign|cRLSign|digitalSignature); false: a TLS server cert. */
+  /** true: a CA (basicConstraints cA, keyCertSign|cRLSign|digitalSignature); false: a TLS server cert (or client, below). */
   isCa: boolean;
+  /** With isCa false: a TLS client certificate (digitalSignature, extended key usage clientAuth). */
+  clientAuth?: boolean;
   /** DNS names and IP addresses of the subjectAltName extension (server certificates). */
   hosts?: string[];
   /** The issuer's DER certificate and private key; absent → self-signed with `selfSigningKey`. */
@@ -37,11 +42,14 @@ const OID = {
   authorityKeyIdentifier: '2.5.29.35',
   extKeyUsage: '2.5.29.37',
   serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+  organization: '2.5.4.10',
 } as const;
 
 // keyUsage named bits (RFC 5280 4.2.1.3), as DER BIT STRING contents: unused-bit count, then the bits.
 const KEY_USAGE_CA = Buffer.from([0x01, 0x86]); // digitalSignature(0), keyCertSign(5), cRLSign(6)
 const KEY_USAGE_SERVER = Buffer.from([0x05, 0xa0]); // digitalSignature(0), keyEncipherment(2)
+const KEY_USAGE_CLIENT = Buffer.from([0x07, 0x80]); // digitalSignature(0)
 
 /**
  * Returns the PEM (`-----BEGIN CERTIFICATE-----` … `-----END CERTIFICATE-----`, no trailing newline)
@@ -57,16 +65,16 @@ export function buildCertificate(spec: CertificateSpec): string {
     throw new Error('buildCertificate: the serial must start with a byte in 0x01-0x7f');
   }
   const spki = spec.publicKey.export({ type: 'spki', format: 'der' });
-  const subject = nameCn(spec.commonName);
+  const subject = name(spec.commonName, spec.organizations ?? []);
   const issuerName = spec.issuer ? subjectOf(spec.issuer.certDer) : subject;
   const issuerKeyId = spec.issuer ? keyIdentifier(spkiOf(spec.issuer.certDer)) : keyIdentifier(spki);
   const algorithm = seq(oid(OID.ecdsaWithSha256));
 
   const extensions = [
     extension(OID.basicConstraints, true, spec.isCa ? seq(tlv(0x01, Buffer.from([0xff]))) : seq()),
-    extension(OID.keyUsage, true, tlv(0x03, spec.isCa ? KEY_USAGE_CA : KEY_USAGE_SERVER)),
+    extension(OID.keyUsage, true, tlv(0x03, spec.isCa ? KEY_USAGE_CA : spec.clientAuth ? KEY_USAGE_CLIENT : KEY_USAGE_SERVER)),
   ];
-  if (!spec.isCa) extensions.push(extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))));
+  if (!spec.isCa) extensions.push(extension(OID.extKeyUsage, false, seq(oid(spec.clientAuth ? OID.clientAuth : OID.serverAuth))));
   if (spec.hosts && spec.hosts.length > 0) extensions.push(extension(OID.subjectAltName, false, seq(...spec.hosts.map(generalName))));
   if (spec.issuer) extensions.push(extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, issuerKeyId))));
   extensions.push(extension(OID.subjectKeyIdentifier, false, tlv(0x04, keyIdentifier(spki))));
@@ -133,8 +141,10 @@ function time(d: Date): Buffer {
   return year < 2050 ? tlv(0x17, Buffer.from(digits.slice(2), 'ascii')) : tlv(0x18, Buffer.from(digits, 'ascii'));
 }
 
-function nameCn(cn: string): Buffer {
-  return seq(tlv(0x31, seq(oid(OID.commonName), tlv(0x0c, Buffer.from(cn, 'utf8')))));
+/** A Name of one RDN per attribute: the O values, then the CN (UTF8String values). */
+function name(cn: string, organizations: string[]): Buffer {
+  const rdn = (type: string, value: string) => tlv(0x31, seq(oid(type), tlv(0x0c, Buffer.from(value, 'utf8'))));
+  return seq(...organizations.map((o) => rdn(OID.organization, o)), rdn(OID.commonName, cn));
 }
 
 function oid(dotted: string): Buffer {

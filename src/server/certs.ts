@@ -43,6 +43,25 @@ export const CERT_FILES = {
   key: 'apiserver.key',
 } as const;
 
+/** File names inside certDir of the generated client CA and the admin's client certificate. */
+export const CLIENT_CERT_FILES = {
+  caCert: 'client-ca.crt',
+  caKey: 'client-ca.key',
+  adminCert: 'admin-client.crt',
+  adminKey: 'admin-client.key',
+} as const;
+
+/** The admin identity of the generated client certificate (the same user as the admin token). */
+export const ADMIN_CLIENT_SUBJECT = { commonName: 'admin', organizations: ['system:masters'] } as const;
+
+/** The generated client CA and the admin's client certificate, PEM. */
+export interface ClientCertificates {
+  /** The client CA bundle (what --client-ca-file would hold). */
+  caCert: string;
+  adminCert: string;
+  adminKey: string;
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RENEW_BEFORE_MS = 30 * DAY_MS;
 const CA_VALIDITY_MS = 10 * 365 * DAY_MS;
@@ -86,6 +105,33 @@ export async function ensureServingCertificates(opts: ServingCertificateOptions)
   }
   const caPem = ca.pem + '\n';
   return { cert: serving.pem + '\n' + caPem, key: serving.key, caCert: caPem };
+}
+
+/**
+ * The embedded default's client CA (when no --client-ca-file is given): a CA in certDir
+ * (`client-ca.crt`/`.key`) and an admin client certificate it signs (`admin-client.crt`/`.key`,
+ * CN=admin, O=system:masters), generated on first start and reused while valid, as the serving
+ * pair is. Keys 0600, the dir 0700.
+ */
+export async function ensureClientCertificates(opts: { certDir: string; now?: () => Date }): Promise<ClientCertificates> {
+  const now = opts.now?.() ?? new Date();
+  await fs.mkdir(opts.certDir, { recursive: true, mode: 0o700 });
+  const file = (name: string) => path.join(opts.certDir, name);
+  let ca = await loadPair(file(CLIENT_CERT_FILES.caCert), file(CLIENT_CERT_FILES.caKey));
+  let caRegenerated = false;
+  if (!ca || !ca.cert.ca || expiresSoon(ca.cert, now) || !canSign(ca.key)) {
+    ca = await generateCa(now, 'platform-apiserver-client-ca');
+    await writeFileAtomic(file(CLIENT_CERT_FILES.caKey), ca.key, 0o600);
+    await writeFileAtomic(file(CLIENT_CERT_FILES.caCert), ca.pem + '\n', 0o644);
+    caRegenerated = true;
+  }
+  let admin = caRegenerated ? undefined : await loadPair(file(CLIENT_CERT_FILES.adminCert), file(CLIENT_CERT_FILES.adminKey));
+  if (!admin || expiresSoon(admin.cert, now) || !issuedBy(admin.cert, ca.cert)) {
+    admin = await generateClient(ca, now);
+    await writeFileAtomic(file(CLIENT_CERT_FILES.adminKey), admin.key, 0o600);
+    await writeFileAtomic(file(CLIENT_CERT_FILES.adminCert), admin.pem + '\n', 0o644);
+  }
+  return { caCert: ca.pem + '\n', adminCert: admin.pem + '\n', adminKey: admin.key };
 }
 
 interface Pair {
@@ -211,11 +257,11 @@ function pairOf(pem: string, privateKey: KeyObject): Pair {
   return { cert: new X509Certificate(pem), pem, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
-async function generateCa(now: Date): Promise<Pair> {
+async function generateCa(now: Date, name = 'platform-apiserver-ca'): Promise<Pair> {
   const keys = await newKeyPair();
   const pem = buildCertificate({
     serialHex: serialNumber(),
-    commonName: `platform-apiserver-ca@${Math.floor(now.getTime() / 1000)}`,
+    commonName: `${name}@${Math.floor(now.getTime() / 1000)}`,
     notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
     notAfter: new Date(now.getTime() + CA_VALIDITY_MS),
     publicKey: keys.publicKey,
@@ -235,6 +281,22 @@ async function generateServing(ca: Pair, hosts: string[], now: Date): Promise<Pa
     publicKey: keys.publicKey,
     isCa: false,
     hosts,
+    issuer: { certDer: ca.cert.raw, privateKey: createPrivateKey(ca.key) },
+  });
+  return pairOf(pem, keys.privateKey);
+}
+
+async function generateClient(ca: Pair, now: Date): Promise<Pair> {
+  const keys = await newKeyPair();
+  const pem = buildCertificate({
+    serialHex: serialNumber(),
+    commonName: ADMIN_CLIENT_SUBJECT.commonName,
+    organizations: [...ADMIN_CLIENT_SUBJECT.organizations],
+    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
+    notAfter: new Date(now.getTime() + SERVING_VALIDITY_MS),
+    publicKey: keys.publicKey,
+    isCa: false,
+    clientAuth: true,
     issuer: { certDer: ca.cert.raw, privateKey: createPrivateKey(ca.key) },
   });
   return pairOf(pem, keys.privateKey);

@@ -10,6 +10,7 @@
  * without a byte; a fault in one request answers 500 or ends that connection only. Every socket,
  * session and stream has an 'error' listener.
  */
+import { constants as cryptoConstants } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { RequestListener, ServerResponse } from 'node:http';
@@ -68,7 +69,12 @@ const silentLog: ServingLog = { error: () => undefined, debug: () => undefined }
 
 /** Options of {@link SecureServer}. */
 export interface SecureServingOptions {
-  tls: { cert: string; key: string };
+  /**
+   * Serving certificate chain and key; with `clientCA` (PEM, kube's --client-ca-file) the server asks
+   * every client for a certificate without requiring or judging one (Go's tls.RequestClientCert): the
+   * x509 authenticator judges it per request, and clients without one still connect.
+   */
+  tls: { cert: string; key: string; clientCA?: string };
   /** `--http2-max-streams-per-connection`; 0 (or less) means kube's explicit default, 100. */
   http2MaxStreamsPerConnection: number;
   /** `--disable-http2-serving`: ALPN offers http/1.1 only. */
@@ -137,6 +143,13 @@ export class SecureServer {
       key: opts.tls.key,
       // Go: the minimum positive of ReadHeaderTimeout/ReadTimeout/WriteTimeout, i.e. 32 s.
       handshakeTimeout: opts.tlsHandshakeTimeoutMs ?? headerMs,
+      // The CA names go into the CertificateRequest as Go's ClientCAs do; rejectUnauthorized: false
+      // keeps a connection whose certificate does not verify (it is a 401 per request, as in kube).
+      // No session tickets: a resumed OpenSSL session keeps the client's leaf but not the
+      // intermediates it sent (Go's tickets keep the whole chain), so such a client would get 401s.
+      ...(opts.tls.clientCA
+        ? { ca: opts.tls.clientCA, requestCert: true, rejectUnauthorized: false, secureOptions: cryptoConstants.SSL_OP_NO_TICKET }
+        : {}),
     };
     const contained = this.contain(listener);
     if (opts.disableHttp2) {

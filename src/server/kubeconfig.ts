@@ -19,15 +19,17 @@ export interface AdminKubeconfigOptions {
   server: string;
   /** PEM CA bundle clients trust (becomes certificate-authority-data). */
   caCertPem: string;
-  /** Bearer token of the admin user. */
-  token: string;
+  /** Bearer token of the admin user (or, instead, `clientCertificate`). */
+  token?: string;
+  /** PEM client certificate and key of the admin user (client-certificate-data, client-key-data). */
+  clientCertificate?: { cert: string; key: string };
   /** Cluster and context name (default `platform-apiserver`). */
   clusterName?: string;
   /** User entry name (default `admin`). */
   userName?: string;
 }
 
-/** A kubeconfig v1 (`kind: Config`) with one cluster, one token user and one current context. */
+/** A kubeconfig v1 (`kind: Config`) with one cluster, one user (token or client certificate) and one current context. */
 export function buildAdminKubeconfig(opts: Omit<AdminKubeconfigOptions, 'path'>): string {
   const cluster = opts.clusterName ?? 'platform-apiserver';
   const user = opts.userName ?? 'admin';
@@ -43,12 +45,19 @@ export function buildAdminKubeconfig(opts: Omit<AdminKubeconfigOptions, 'path'>)
         },
       },
     ],
-    users: [{ name: user, user: { token: opts.token } }],
+    users: [{ name: user, user: opts.clientCertificate ? certificateUser(opts.clientCertificate) : { token: opts.token } }],
     contexts: [{ name: cluster, context: { cluster, user } }],
     'current-context': cluster,
     preferences: {},
   };
   return yaml.dump(doc, { lineWidth: -1, noRefs: true });
+}
+
+function certificateUser(c: { cert: string; key: string }): Record<string, string> {
+  return {
+    'client-certificate-data': Buffer.from(c.cert, 'utf8').toString('base64'),
+    'client-key-data': Buffer.from(c.key, 'utf8').toString('base64'),
+  };
 }
 
 /** Writes the admin kubeconfig atomically with mode 0600. Throws on I/O errors. */

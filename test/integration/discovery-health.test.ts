@@ -69,8 +69,9 @@ describe('legacy discovery', () => {
     });
   });
 
-  test('/apis is an empty APIGroupList', async () => {
-    expect((await srv.request('GET', '/apis')).text).toBe('{"kind":"APIGroupList","apiVersion":"v1","groups":[]}\n');
+  test('/apis lists the named groups (authentication.k8s.io, whose reviews are never stored)', async () => {
+    const gv = '{"groupVersion":"authentication.k8s.io/v1","version":"v1"}';
+    expect((await srv.request('GET', '/apis')).text).toBe(`{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"authentication.k8s.io","versions":[${gv}],"preferredVersion":${gv}}]}\n`);
   });
 
   test('/api/v1 lists our resources and subresources as kube-apiserver does', async () => {
@@ -144,10 +145,21 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
     expect(changed.status).toBe(200);
   });
 
-  test('/apis: no named groups; v2beta1 is still served', async () => {
+  test('/apis: the named groups (a review has no storage version hash); v2beta1 is still served', async () => {
     const r = await srv.request('GET', '/apis', { headers: { accept: aggregatedAccept } });
     expect(r.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
-    expect(r.json()).toEqual({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items: [] });
+    const review = (resource: string, kind: string) => ({ resource, responseKind: { group: '', version: '', kind }, scope: 'Cluster', singularResource: resource.slice(0, -1), verbs: ['create'] });
+    expect(r.json()).toEqual({
+      kind: 'APIGroupDiscoveryList',
+      apiVersion: 'apidiscovery.k8s.io/v2',
+      metadata: {},
+      items: [
+        {
+          metadata: { name: 'authentication.k8s.io', creationTimestamp: null },
+          versions: [{ version: 'v1', resources: [review('selfsubjectreviews', 'SelfSubjectReview'), review('tokenreviews', 'TokenReview')], freshness: 'Current' }],
+        },
+      ],
+    });
     const beta = await srv.request('GET', '/api', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' } });
     expect(beta.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
     expect(beta.json()).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2beta1' });

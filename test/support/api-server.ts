@@ -9,9 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import winston from 'winston';
-import { Authenticator, Authorizer, bearerTokenAuthenticator, staticTokenAuthenticator, unionAuthenticator } from '../../src/auth';
+import { Authenticator, Authorizer, bearerTokenAuthenticator, parseCaBundle, staticTokenAuthenticator, unionAuthenticator, withAuthenticatedGroup, x509Authenticator } from '../../src/auth';
 import { FeatureGates } from '../../src/config/feature-gates';
 import { ApiServer, type ApiServerOptions } from '../../src/server/app';
+import { loadAuthenticationConfig, type AuthenticationConfigOptions, type LoadedAuthenticationConfig } from '../../src/server/authentication-config';
 import { storageGateOptions } from '../../src/server/storage-gates';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
@@ -44,6 +45,8 @@ export interface TestServer {
   storage: Storage;
   /** The etcd store below the cache (the same as storage with watchCache: false). */
   etcdStore: EtcdStore;
+  /** What --authentication-config loaded (TestServerOptions.authenticationConfig). */
+  authentication?: LoadedAuthenticationConfig;
   kubectl(args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<RunResult>;
   request(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null }): Promise<HttpResult>;
   /** Stops the server and closes its storage; safe to call twice. */
@@ -87,6 +90,18 @@ export interface TestServerOptions {
   authenticators?: Authenticator[];
   /** Admission plugins to enable, disable or add (ApiServerOptions.admission). */
   admission?: ApiServerOptions['admission'];
+  /**
+   * A client CA bundle (PEM, as --client-ca-file): the listener asks for client certificates and the
+   * x509 authenticator comes first in the union, as in kube (failures reported to onX509Failure).
+   */
+  clientCA?: string;
+  onX509Failure?: (message: string) => void;
+  /**
+   * An AuthenticationConfiguration file, as --authentication-config: its JWT authenticators come
+   * after the test's bearer token, its `anonymous` section replaces `anonymous` above. A file that
+   * does not load fails startTestServer with the flag's error.
+   */
+  authenticationConfig?: { path: string } & AuthenticationConfigOptions;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -113,6 +128,14 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
           ...storageGates.cacher,
           ...(opts.cacheOptions ?? {}),
         });
+  let authentication: LoadedAuthenticationConfig | undefined;
+  try {
+    if (opts.authenticationConfig) authentication = loadAuthenticationConfig(opts.authenticationConfig.path, opts.authenticationConfig);
+  } catch (e) {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
   let server: ApiServer;
   try {
     server = await ApiServer.create({
@@ -120,10 +143,14 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
       protobuf,
       etcdPrefix: prefix,
       authenticator: unionAuthenticator(
+        ...(opts.clientCA
+          ? [withAuthenticatedGroup(x509Authenticator({ roots: parseCaBundle(opts.clientCA, 'client-ca-bundle'), onFailure: opts.onX509Failure }))]
+          : []),
         bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
         ...(opts.authenticators ?? []),
+        ...(authentication ? [withAuthenticatedGroup(bearerTokenAuthenticator([authentication.jwt]))] : []),
       ),
-      tls: certs,
+      tls: opts.clientCA ? { ...certs, clientCA: opts.clientCA } : certs,
       logger: silent,
       bindAddress: '127.0.0.1',
       securePort: opts.port ?? 0,
@@ -133,7 +160,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
       eventTtlSeconds: opts.eventTtlSeconds,
       featureGates,
       authorizer: opts.authorizer,
-      anonymous: opts.anonymous,
+      anonymous: authentication?.anonymous ?? opts.anonymous,
       requestReadTimeoutMs: opts.requestReadTimeoutMs,
       requestTimeoutMs: opts.requestTimeoutMs,
       readHeaderTimeoutMs: opts.readHeaderTimeoutMs,
@@ -142,6 +169,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     });
   } catch (e) {
     // A server that could not be made (a refused setting): nothing of it may stay open.
+    authentication?.close();
     await storage.close();
     await rm(dir, { recursive: true, force: true });
     throw e;
@@ -150,6 +178,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
   try {
     ({ port } = await server.start());
   } catch (e) {
+    authentication?.close();
     await server.stop();
     await storage.close();
     await rm(dir, { recursive: true, force: true });
@@ -200,10 +229,12 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
     server,
     storage,
     etcdStore,
+    ...(authentication ? { authentication } : {}),
     kubectl,
     request,
     stop: () =>
       (stopped ??= (async () => {
+        authentication?.close();
         await server.stop();
         await storage.close();
         await rm(dir, { recursive: true, force: true });

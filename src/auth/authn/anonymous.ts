@@ -28,3 +28,13 @@ export function anonymousAuthenticator(opts: AnonymousOptions = {}): Authenticat
     },
   };
 }
+
+/**
+ * ApiServerOptions.anonymous for `--anonymous-auth`: unset keeps the server's default (health
+ * checks and /version only), true lets every path in for the authorizer to judge (kube's
+ * behaviour), false turns the anonymous authenticator off.
+ */
+export function anonymousForFlag(allow: boolean | undefined): AnonymousOptions | false | undefined {
+  if (allow === undefined) return undefined;
+  return allow ? {} : false;
+}

@@ -3,6 +3,7 @@
  * k8s.io/apiserver/pkg/authentication/{user,authenticator}.
  */
 
+import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../../api/user-info';
 
 export type { UserInfo };
@@ -12,6 +13,11 @@ export interface AuthRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The URL path (anonymous conditions are by path). */
   path?: string;
+  /**
+   * The certificates the TLS client presented, leaf first as sent (Go's req.TLS.PeerCertificates);
+   * empty when it sent none. Read on demand: only the x509 authenticator asks.
+   */
+  peerCertificates?: () => readonly X509Certificate[];
 }
 
 /**

@@ -14,6 +14,8 @@ export class StandaloneOptions implements OptionsGroup {
   dataDir = './.data';
   /** undefined → `<data-dir>/admin.kubeconfig`; '' → write none. */
   writeKubeconfig: string | undefined = undefined;
+  /** undefined → `<data-dir>/admin-cert.kubeconfig`; '' → write none. */
+  writeCertKubeconfig: string | undefined = undefined;
 
   flags(): FlagSpec[] {
     return [
@@ -30,6 +32,13 @@ export class StandaloneOptions implements OptionsGroup {
         help: 'Where to write an admin kubeconfig for this server (default <data-dir>/admin.kubeconfig); empty writes none.',
         set: (v) => { this.writeKubeconfig = v; },
       },
+      {
+        name: 'write-cert-kubeconfig', typeName: 'string', defaultText: '',
+        help:
+          'Where to write an admin kubeconfig that authenticates with a client certificate (CN=admin, O=system:masters) issued by the client CA generated in --cert-dir ' +
+          '(default <data-dir>/admin-cert.kubeconfig); empty writes none. Not written when --client-ca-file is set.',
+        set: (v) => { this.writeCertKubeconfig = v; },
+      },
     ];
   }
 
@@ -37,9 +46,11 @@ export class StandaloneOptions implements OptionsGroup {
     return [];
   }
 
-  applyTo(config: Pick<ServerConfig, 'dataDir' | 'writeKubeconfig'>, ctx: ApplyContext): void {
+  applyTo(config: Pick<ServerConfig, 'dataDir' | 'writeKubeconfig' | 'writeCertKubeconfig'>, ctx: ApplyContext): void {
     config.dataDir = ctx.dataDir;
     config.writeKubeconfig =
       this.writeKubeconfig === undefined ? path.join(ctx.dataDir, 'admin.kubeconfig') : ctx.optionalPath(this.writeKubeconfig);
+    config.writeCertKubeconfig =
+      this.writeCertKubeconfig === undefined ? path.join(ctx.dataDir, 'admin-cert.kubeconfig') : ctx.optionalPath(this.writeCertKubeconfig);
   }
 }

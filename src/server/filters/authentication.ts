@@ -4,6 +4,7 @@ import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED, type Authenticator } from '..
 import { requestState } from '../../endpoints/request-state';
 import { writeError } from '../../endpoints/responses';
 import { closeHttp2ConnectionAfter } from '../http2-express';
+import { peerCertificatesOf } from '../peer-certificates';
 
 /** Options of {@link withAuthentication}. */
 export interface AuthenticationOptions {
@@ -23,7 +24,7 @@ export function withAuthentication(authenticator: Authenticator, opts: Authentic
   return async (req, res, next) => {
     let user;
     try {
-      user = await authenticator.authenticate({ headers: req.headers, path: req.path });
+      user = await authenticator.authenticate({ headers: req.headers, path: req.path, peerCertificates: () => peerCertificatesOf(req) });
     } catch (e) {
       if (!isApiError(e)) throw e;
       user = null;

@@ -1,7 +1,6 @@
 /**
  * The filter chain, in the order a request meets it. Slots still to fill (each lands with its issue):
- * audit after authentication, impersonation before max-in-flight, priority-and-fairness in place of
- * max-in-flight.
+ * audit after authentication, priority-and-fairness in place of max-in-flight.
  */
 import type { RequestHandler } from 'express';
 import type { Logger } from 'winston';
@@ -10,6 +9,7 @@ import type { Authorizer } from '../../auth/authz/authorizer';
 import { withAuthentication } from './authentication';
 import { withAuthorization } from './authorization';
 import { withCompression } from './compression';
+import { withImpersonation } from './impersonation';
 import { withLogging } from './logging';
 import { withMaxInFlight } from './max-in-flight';
 import { withRequestInfo } from './request-info';
@@ -38,6 +38,8 @@ export function filterChain(d: FilterDeps): RequestHandler[] {
     // `?timeout=` is a 400 before any 401.
     withRequestTimeout(d.requestTimeoutMs ?? defaultRequestTimeoutMs),
     withAuthentication(d.authenticator, { http2DosMitigation: d.http2DosMitigation ?? true }),
+    // kube's order: authentication, (audit), impersonation, max-in-flight, authorization.
+    withImpersonation(d.authorizer),
     withMaxInFlight({ readOnly: d.maxRequestsInFlight, mutating: d.maxMutatingRequestsInFlight }),
     withAuthorization(d.authorizer),
     // Last, next to the handlers: kube compresses where it serialises objects (deferredResponseWriter).

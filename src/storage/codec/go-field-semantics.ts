@@ -55,7 +55,7 @@ export const JSON_REQUIRED_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = ne
 );
 
 /** Messages with a custom Go (un)marshaller whose JSON form is not an object of their fields. */
-export type SpecialMessage = 'time' | 'microTime' | 'quantity' | 'fieldsV1' | 'rawExtension';
+export type SpecialMessage = 'time' | 'microTime' | 'quantity' | 'fieldsV1' | 'rawExtension' | 'stringList';
 
 /** Full message name → its special JSON mapping. */
 export const SPECIAL_MESSAGES: ReadonlyMap<string, SpecialMessage> = new Map([
@@ -64,4 +64,7 @@ export const SPECIAL_MESSAGES: ReadonlyMap<string, SpecialMessage> = new Map([
   [`${META}.FieldsV1`, 'fieldsV1'],
   ['k8s.io.apimachinery.pkg.api.resource.Quantity', 'quantity'],
   ['k8s.io.apimachinery.pkg.runtime.RawExtension', 'rawExtension'],
+  // A Go `[]string` type (authentication/v1 ExtraValue): on the wire {repeated string items = 1},
+  // in JSON the bare array (null when empty, as Go's nil slice).
+  ['k8s.io.api.authentication.v1.ExtraValue', 'stringList'],
 ]);

@@ -163,6 +163,18 @@ function readSpecial(r: protobuf.Reader, end: number, special: SpecialMessage): 
         throw new ProtoWireError(`proto: ${message}: Raw is not valid JSON`);
       }
     }
+    case 'stringList': {
+      const items: string[] = [];
+      while (r.pos < end) {
+        const [id, wireType] = readTag(r, 'ExtraValue');
+        if (id !== 1) skipField(r, wireType);
+        else if (wireType !== 2) throw new ProtoWireError(`proto: wrong wireType = ${wireType} for field Items`);
+        else items.push(readScalar(r, end, 'string') as string);
+        if (r.pos > end) throw new RangeError('index out of range');
+      }
+      // Go's nil slice: kube's JSON null.
+      return items.length > 0 ? items : undefined;
+    }
   }
 }
 

@@ -144,6 +144,11 @@ function writeSpecial(w: ProtoWriter, special: SpecialMessage, v: unknown): void
       // Both hold raw JSON text (FieldsV1.UnmarshalJSON / RawExtension.UnmarshalJSON keep it verbatim).
       if (v != null) w.tag(1, 2).bytes(Buffer.from(JSON.stringify(v)));
       return;
+    case 'stringList':
+      if (v == null) return;
+      if (!Array.isArray(v)) throw new ShapeError('expected an array');
+      for (const s of v) w.tag(1, 2).string(asString(s));
+      return;
   }
 }
 

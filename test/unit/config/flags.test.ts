@@ -32,7 +32,9 @@ describe('parseFlags defaults', () => {
       tlsCertFile: undefined,
       tlsPrivateKeyFile: undefined,
       writeKubeconfig: '/srv/apiserver/.data/admin.kubeconfig',
+      writeCertKubeconfig: '/srv/apiserver/.data/admin-cert.kubeconfig',
       tokenAuthFile: undefined,
+      clientCaFile: undefined,
       featureGates: new Map(),
       runtimeConfig: new Map(),
       watchCache: true,
@@ -289,11 +291,11 @@ describe('usage', () => {
         'tls-cert-file',
         'tls-private-key-file',
       ],
-      'Authentication flags:': ['token-auth-file'],
+      'Authentication flags:': ['anonymous-auth', 'authentication-config', 'client-ca-file', 'token-auth-file'],
       'API enablement flags:': ['runtime-config'],
       'Logs flags:': ['v'],
       'Misc flags:': ['event-ttl'],
-      'Standalone flags:': ['data-dir', 'write-kubeconfig'],
+      'Standalone flags:': ['data-dir', 'write-cert-kubeconfig', 'write-kubeconfig'],
       'Global flags:': ['help'],
     });
   });

@@ -9,8 +9,31 @@ import { applied, parsed, valueError } from './support';
 
 describe('BuiltInAuthenticationOptions', () => {
   it('applies --token-auth-file as an absolute path, or none', () => {
-    expect(applied(new BuiltInAuthenticationOptions())).toStrictEqual({ tokenAuthFile: undefined });
-    expect(applied(parsed(new BuiltInAuthenticationOptions(), '--token-auth-file=tokens.csv'))).toStrictEqual({ tokenAuthFile: '/srv/tokens.csv' });
+    expect(applied(new BuiltInAuthenticationOptions())).toStrictEqual({ tokenAuthFile: undefined, clientCaFile: undefined, anonymousAuth: undefined, authenticationConfig: undefined });
+    expect(applied(parsed(new BuiltInAuthenticationOptions(), '--token-auth-file=tokens.csv'))).toStrictEqual({
+      tokenAuthFile: '/srv/tokens.csv',
+      clientCaFile: undefined,
+      anonymousAuth: undefined,
+      authenticationConfig: undefined,
+    });
+    expect(applied(parsed(new BuiltInAuthenticationOptions(), '--authentication-config=authn.yaml')).authenticationConfig).toBe('/srv/authn.yaml');
+  });
+
+  it('applies --client-ca-file as an absolute path, or none', () => {
+    expect(applied(parsed(new BuiltInAuthenticationOptions(), '--client-ca-file=pki/ca.crt')).clientCaFile).toBe('/srv/pki/ca.crt');
+    expect(applied(parsed(new BuiltInAuthenticationOptions(), '--client-ca-file=')).clientCaFile).toBeUndefined();
+  });
+
+  it('keeps --anonymous-auth unset unless given; a bare flag is true (pflag bool)', () => {
+    const anon = (...argv: string[]) => applied(parsed(new BuiltInAuthenticationOptions(), ...argv)).anonymousAuth;
+    expect(anon()).toBeUndefined();
+    expect(anon('--anonymous-auth')).toBe(true);
+    expect(anon('--anonymous-auth=true')).toBe(true);
+    expect(anon('--anonymous-auth=false')).toBe(false);
+    expect(anon('--anonymous-auth=0')).toBe(false);
+    expect(valueError(new BuiltInAuthenticationOptions(), '--anonymous-auth=maybe')).toBe(
+      'invalid argument "maybe" for "--anonymous-auth" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
+    );
   });
 });
 
@@ -52,9 +75,12 @@ describe('MiscOptions', () => {
 
 describe('StandaloneOptions', () => {
   it('applies the data dir from the context and the kubeconfig under it', () => {
-    expect(applied(new StandaloneOptions())).toStrictEqual({ dataDir: '/srv/state', writeKubeconfig: '/srv/state/admin.kubeconfig' });
-    expect(applied(parsed(new StandaloneOptions(), '--write-kubeconfig=kc'))).toStrictEqual({ dataDir: '/srv/state', writeKubeconfig: '/srv/kc' });
-    expect(applied(parsed(new StandaloneOptions(), '--write-kubeconfig='))).toStrictEqual({ dataDir: '/srv/state', writeKubeconfig: undefined });
+    const cert = { writeCertKubeconfig: '/srv/state/admin-cert.kubeconfig' };
+    expect(applied(new StandaloneOptions())).toStrictEqual({ dataDir: '/srv/state', writeKubeconfig: '/srv/state/admin.kubeconfig', ...cert });
+    expect(applied(parsed(new StandaloneOptions(), '--write-kubeconfig=kc'))).toStrictEqual({ dataDir: '/srv/state', writeKubeconfig: '/srv/kc', ...cert });
+    expect(applied(parsed(new StandaloneOptions(), '--write-kubeconfig='))).toStrictEqual({ dataDir: '/srv/state', writeKubeconfig: undefined, ...cert });
+    expect(applied(parsed(new StandaloneOptions(), '--write-cert-kubeconfig=c.kc')).writeCertKubeconfig).toBe('/srv/c.kc');
+    expect(applied(parsed(new StandaloneOptions(), '--write-cert-kubeconfig=')).writeCertKubeconfig).toBeUndefined();
   });
 
   it('keeps --data-dir as given (parseFlags resolves it) and refuses an empty one', () => {

@@ -1,0 +1,380 @@
+/**
+ * JWT authenticators of `--authentication-config` (kube's
+ * k8s.io/apiserver/plugin/pkg/authenticator/token/oidc): one per `jwt[]` entry, asked in order.
+ *
+ * - A token whose unverified `iss` is not this issuer's `url` (or that is not a compact JWT at all)
+ *   gets no opinion: the next authenticator is asked.
+ * - Keys: the OIDC discovery document (`discoveryURL`, else `<url>/.well-known/openid-configuration`),
+ *   whose `issuer` must be `url`, then its `jwks_uri`, both over HTTPS trusting
+ *   `certificateAuthority` (else the system roots). Fetched in the background until they load
+ *   (until then a token for the issuer is refused, as kube's "authenticator not initialized"), and
+ *   fetched again when a token names a key the set does not hold (at most every 10 s).
+ * - Checks as go-oidc and kube make them: signature (RS/ES/PS 256/384/512), `exp` (no leeway; a
+ *   token without one is expired), `nbf` (5 minutes' leeway), no `iat` check; audiences (any of
+ *   the configured ones).
+ * - Then username, groups, uid, extra (plus `authentication.kubernetes.io/credential-id` from
+ *   `jti`), the claim+requiredValue rules, the claim validation expressions, the user validation
+ *   expressions, in kube's order and with kube's rules.
+ *
+ * A token for the issuer that fails any step is a 401 Unauthorized. The reason (kube's message,
+ * never a claim's value) goes to `onFailure` for the log.
+ */
+import https from 'node:https';
+import { compactVerify, createLocalJWKSet, errors as joseErrors, type JSONWebKeySet } from 'jose';
+import { errors } from '../../api';
+import type { JWTAuthenticatorConfig, PrefixedClaimOrExpression } from '../../api/authentication-config';
+import type { CelResultValue } from '../../api/cel';
+import type { TokenAuthenticator, UserInfo } from './types';
+
+/** go-oidc's and kube's algorithms for the configuration file (oidc.AllValidSigningAlgorithms). */
+export const validSigningAlgorithms = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
+
+const NBF_LEEWAY_S = 5 * 60;
+const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
+
+export interface JwtAuthenticatorOptions {
+  /** Why a token for this issuer was refused (no token contents). */
+  onFailure?: (issuer: string, reason: string) => void;
+  /** A failed key fetch (retried). */
+  onInitError?: (issuer: string, error: string) => void;
+  /** Retry delay of the initial key fetch (default 10 s). */
+  retryMs?: number;
+  /** Clock (seconds since the epoch), for tests. */
+  now?: () => number;
+}
+
+class Refused extends Error {}
+
+/** The token's unverified issuer (kube's untrustedIssuer), undefined when it is no compact JWT. */
+function untrustedIssuer(token: string): string | undefined {
+  if (token.trim().startsWith('{')) return undefined;
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  const payload = parts[1] as string;
+  if (!/^[A-Za-z0-9_-]*$/.test(payload)) return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return undefined;
+    const iss = (claims as Record<string, unknown>).iss;
+    if (iss === undefined || iss === null) return '';
+    if (typeof iss !== 'string') return undefined;
+    return iss === 'accounts.google.com' ? 'https://accounts.google.com' : iss;
+  } catch {
+    return undefined;
+  }
+}
+
+/** GET a JSON document over HTTPS trusting `ca` (PEM) or the system roots. */
+function getJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { ...(ca ? { ca } : {}), timeout: timeoutMs, headers: { accept: 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > 4 << 20) req.destroy(new Error(`${url}: response too large`));
+        else chunks.push(c);
+      });
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`${url}: ${res.statusCode} ${res.statusMessage ?? ''}`.trim()));
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch (e) {
+          reject(new Error(`${url}: ${(e as Error).message}`));
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url}: timeout`)));
+    req.on('error', reject);
+  });
+}
+
+const goType = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v;
+
+/** json.Unmarshal of a claim into a Go string: null leaves "", anything else but a string fails. */
+function claimString(claims: Record<string, unknown>, name: string, what: string): string {
+  if (!(name in claims)) throw new Refused(`oidc: parse ${what} ${JSON.stringify(name)}: claim not present`);
+  const v = claims[name];
+  if (v === null) return '';
+  if (typeof v !== 'string') throw new Refused(`oidc: parse ${what} ${JSON.stringify(name)}: json: cannot unmarshal ${goType(v) === 'bool' ? 'bool' : goType(v)} into Go value of type string`);
+  return v;
+}
+
+/** kube's convertCELValueToStringList: a string or list of strings; "" and [] are nothing. */
+function stringList(v: CelResultValue): string[] {
+  if (v === null) return [];
+  if (typeof v === 'string') return v === '' ? [] : [v];
+  if (Array.isArray(v)) {
+    const out: string[] = [];
+    for (const x of v) {
+      if (typeof x !== 'string') throw new Error('expression must return a string or a list of strings');
+      if (x !== '') out.push(x);
+    }
+    return out;
+  }
+  throw new Error('expression must return a string or a list of strings');
+}
+
+function evaluate(what: string, fn: () => CelResultValue): CelResultValue {
+  try {
+    return fn();
+  } catch (e) {
+    throw new Refused(`oidc: error evaluating ${what}: ${(e as Error).message}`);
+  }
+}
+
+/** One `jwt[]` entry. */
+export class JwtAuthenticator implements TokenAuthenticator {
+  private keys: ReturnType<typeof createLocalJWKSet> | undefined;
+  private jwksUri: string | undefined;
+  private lastRefresh = 0;
+  private initialising: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(
+    readonly config: JWTAuthenticatorConfig,
+    private readonly opts: JwtAuthenticatorOptions = {},
+  ) {
+    this.now = opts.now ?? (() => Date.now() / 1000);
+  }
+
+  get issuer(): string {
+    return this.config.issuer.url;
+  }
+
+  /** Starts fetching the keys; resolves once they are loaded (retrying until then). */
+  start(): Promise<void> {
+    if (!this.initialising) {
+      this.initialising = new Promise<void>((resolve) => {
+        const attempt = (): void => {
+          if (this.closed) return resolve();
+          this.loadKeys().then(resolve, (e: unknown) => {
+            this.opts.onInitError?.(this.issuer, (e as Error).message);
+            if (!this.closed) this.retryTimer = setTimeout(attempt, this.opts.retryMs ?? 10_000).unref();
+          });
+        };
+        attempt();
+      });
+    }
+    return this.initialising;
+  }
+
+  /** Stops retrying (a reload replaced this authenticator, or the server stops). */
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  private async loadKeys(): Promise<void> {
+    const ca = this.config.issuer.certificateAuthority || undefined;
+    if (!this.jwksUri) {
+      const discovery = this.config.issuer.discoveryURL || `${this.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+      const doc = (await getJson(discovery, ca)) as { issuer?: unknown; jwks_uri?: unknown } | null;
+      if (!doc || typeof doc !== 'object') throw new Error(`oidc: failed to decode provider discovery object`);
+      if (doc.issuer !== this.issuer) {
+        throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.issuer)} got ${JSON.stringify(doc.issuer)}`);
+      }
+      if (typeof doc.jwks_uri !== 'string' || doc.jwks_uri === '') throw new Error('oidc: provider discovery document has no jwks_uri');
+      this.jwksUri = doc.jwks_uri;
+    }
+    const jwks = (await getJson(this.jwksUri, ca)) as JSONWebKeySet;
+    this.keys = createLocalJWKSet(jwks);
+    this.lastRefresh = Date.now();
+  }
+
+  async authenticateToken(token: string): Promise<UserInfo | null> {
+    if (untrustedIssuer(token) !== this.issuer) return null;
+    try {
+      return await this.verify(token);
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      this.opts.onFailure?.(this.issuer, e.message);
+      throw errors.unauthorized();
+    }
+  }
+
+  private async verifySignature(token: string): Promise<Uint8Array> {
+    if (!this.keys) throw new Refused('oidc: authenticator not initialized');
+    try {
+      return (await compactVerify(token, this.keys, { algorithms: validSigningAlgorithms })).payload;
+    } catch (e) {
+      if (e instanceof joseErrors.JWKSNoMatchingKey && Date.now() - this.lastRefresh > 10_000) {
+        // A key the issuer rotated in: fetch the set again once, as go-oidc's remote key set does.
+        try {
+          await this.loadKeys();
+        } catch (le) {
+          throw new Refused(`oidc: verify token: fetching keys ${(le as Error).message}`);
+        }
+        return this.verifySignature(token);
+      }
+      throw new Refused(`oidc: verify token: failed to verify signature: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  private async verify(token: string): Promise<UserInfo> {
+    const payload = await this.verifySignature(token);
+    let claims: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(Buffer.from(payload).toString('utf8'));
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      claims = parsed as Record<string, unknown>;
+    } catch {
+      throw new Refused('oidc: verify token: oidc: failed to unmarshal claims');
+    }
+    const now = this.now();
+    const exp = typeof claims.exp === 'number' ? claims.exp : 0;
+    if (exp < now) throw new Refused('oidc: verify token: oidc: token is expired');
+    if (typeof claims.nbf === 'number' && now + NBF_LEEWAY_S < claims.nbf) {
+      throw new Refused('oidc: verify token: oidc: current time before the nbf (not before) time');
+    }
+    const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
+    const audiences = this.config.issuer.audiences;
+    if (!aud.some((a) => audiences.includes(a))) {
+      throw new Refused(`oidc: verify token: oidc: expected audience in ${JSON.stringify([...audiences].sort())} got the token's audiences`);
+    }
+
+    const m = this.config.claimMappings;
+    const name = this.username(claims, m.username);
+    const user: UserInfo = { name, uid: '', groups: this.groups(claims, m.groups) };
+    if (m.uid.claim !== '') user.uid = claimString(claims, m.uid.claim, 'uid claim');
+    else if (m.uid.compiled) {
+      const v = evaluate('uid claim expression', () => m.uid.compiled!.evaluate(claims));
+      if (typeof v !== 'string') throw new Refused('oidc: error evaluating uid claim expression: uid claim expression must return a string');
+      user.uid = v;
+    }
+    const extra: Record<string, string[]> = {};
+    if (typeof claims.jti === 'string') extra[CREDENTIAL_ID_KEY] = [`JTI=${claims.jti}`];
+    for (const x of m.extra) {
+      if (!x.compiled) continue;
+      const v = evaluate('extra claim expression', () => x.compiled!.evaluate(claims));
+      let values: string[];
+      try {
+        values = stringList(v);
+      } catch (e) {
+        throw new Refused(`oidc: error evaluating extra claim expression: ${x.valueExpression}: ${(e as Error).message}`);
+      }
+      if (values.length) extra[x.key] = values;
+    }
+    if (Object.keys(extra).length) user.extra = extra;
+
+    for (const rule of this.config.claimValidationRules) {
+      if (rule.claim === '') continue;
+      if (!(rule.claim in claims)) throw new Refused(`oidc: required claim ${rule.claim} not present in ID token`);
+      const v = claims[rule.claim];
+      if (v !== null && typeof v !== 'string') throw new Refused(`oidc: parse claim ${rule.claim}: json: cannot unmarshal ${goType(v)} into Go value of type string`);
+      if ((v ?? '') !== rule.requiredValue) throw new Refused(`oidc: required claim ${rule.claim} value does not match`);
+    }
+    for (const rule of this.config.claimValidationRules) {
+      if (!rule.compiled) continue;
+      const v = evaluate('claim validation expression', () => rule.compiled!.evaluate(claims));
+      if (typeof v !== 'boolean') throw new Refused('oidc: error evaluating claim validation expression: validation expression must return a boolean');
+      if (!v) throw new Refused(`oidc: error evaluating claim validation expression: validation expression '${rule.expression}' failed: ${rule.message}`);
+    }
+    if (this.config.userValidationRules.length) {
+      const userValue = { username: user.name, uid: user.uid, groups: user.groups, extra: user.extra ?? {} };
+      for (const rule of this.config.userValidationRules) {
+        if (!rule.compiled) continue;
+        const v = evaluate('user info validation rule', () => rule.compiled!.evaluate(userValue));
+        if (typeof v !== 'boolean') throw new Refused('oidc: error evaluating user info validation rule: validation expression must return a boolean');
+        if (!v) throw new Refused(`oidc: error evaluating user info validation rule: validation expression '${rule.expression}' failed: ${rule.message}`);
+      }
+    }
+    return user;
+  }
+
+  private username(claims: Record<string, unknown>, u: PrefixedClaimOrExpression): string {
+    if (u.compiled) {
+      const v = evaluate('username claim expression', () => u.compiled!.evaluate(claims));
+      if (typeof v !== 'string') throw new Refused('oidc: error evaluating username claim expression: username claim expression must return a string');
+      if (v === '') throw new Refused('oidc: empty username via CEL expression is not allowed');
+      return v;
+    }
+    const name = claimString(claims, u.claim, 'username claims');
+    if (u.claim === 'email' && 'email_verified' in claims) {
+      const verified = claims.email_verified;
+      if (verified !== null && typeof verified !== 'boolean') {
+        throw new Refused(`oidc: parse 'email_verified' claim: json: cannot unmarshal ${goType(verified)} into Go value of type bool`);
+      }
+      if (verified !== true) throw new Refused('oidc: email not verified');
+    }
+    return u.prefix ? u.prefix + name : name;
+  }
+
+  private groups(claims: Record<string, unknown>, g: PrefixedClaimOrExpression): string[] {
+    if (g.claim !== '' && g.claim in claims) {
+      const v = claims[g.claim];
+      let groups: string[];
+      if (v === null) groups = [];
+      else if (typeof v === 'string') groups = [v];
+      else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) groups = v as string[];
+      else throw new Refused(`oidc: parse groups claim ${JSON.stringify(g.claim)}: json: cannot unmarshal ${goType(v)} into Go value of type string`);
+      return g.prefix ? groups.map((x) => g.prefix + x) : [...groups];
+    }
+    if (!g.compiled) return [];
+    const v = evaluate('group claim expression', () => g.compiled!.evaluate(claims));
+    try {
+      return stringList(v);
+    } catch (e) {
+      throw new Refused(`oidc: error evaluating group claim expression: ${(e as Error).message}`);
+    }
+  }
+}
+
+/**
+ * The configuration's JWT authenticators as one token authenticator, in order; `replace` swaps in
+ * a reloaded set (the old ones stop fetching keys).
+ */
+export class JwtAuthenticators implements TokenAuthenticator {
+  private list: JwtAuthenticator[] = [];
+
+  constructor(configs: readonly JWTAuthenticatorConfig[], private readonly opts: JwtAuthenticatorOptions = {}) {
+    this.list = configs.map((c) => new JwtAuthenticator(c, opts));
+  }
+
+  get authenticators(): readonly JwtAuthenticator[] {
+    return this.list;
+  }
+
+  /** Starts every authenticator's key fetch; resolves when all have their keys. */
+  async start(): Promise<void> {
+    await Promise.all(this.list.map((a) => a.start()));
+  }
+
+  /**
+   * Swaps in a new configuration's authenticators once their keys have loaded (kube waits too);
+   * false, and the set in force kept, when they have not within `timeoutMs`.
+   */
+  async replace(configs: readonly JWTAuthenticatorConfig[], timeoutMs: number): Promise<boolean> {
+    const next = configs.map((c) => new JwtAuthenticator(c, this.opts));
+    let timer: NodeJS.Timeout | undefined;
+    const loaded = await Promise.race([
+      Promise.all(next.map((a) => a.start())).then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs).unref())),
+    ]);
+    if (timer) clearTimeout(timer);
+    if (!loaded) {
+      for (const a of next) a.close();
+      return false;
+    }
+    const old = this.list;
+    this.list = next;
+    for (const a of old) a.close();
+    return true;
+  }
+
+  close(): void {
+    for (const a of this.list) a.close();
+  }
+
+  async authenticateToken(token: string): Promise<UserInfo | null> {
+    for (const a of this.list) {
+      const user = await a.authenticateToken(token);
+      if (user) return user;
+    }
+    return null;
+  }
+}

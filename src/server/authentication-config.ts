@@ -1,0 +1,138 @@
+/**
+ * `--authentication-config` put to work (kube's BuiltInAuthenticationOptions.ToAuthenticationConfig
+ * and ApplyTo): the file is loaded at start (config/kinds/authentication.ts; an error names the
+ * file and field and stops the start), its `jwt[]` become token authenticators
+ * (auth/authn/jwt.ts) placed after the static tokens, and its `anonymous` section decides what
+ * the anonymous authenticator lets in. `anonymous` together with `--anonymous-auth` is kube's
+ * startup error. The file is then watched: a changed file that loads and validates replaces the
+ * JWT authenticators once their keys are fetched (within a minute); one that does not is logged
+ * and the configuration in force stays, as is a change to `anonymous` (kube refuses that too).
+ */
+import { readFile } from 'node:fs/promises';
+import { unwatchFile, watchFile } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import type winston from 'winston';
+import { aggregateMessages, fieldErrorString, fieldErrors } from '../api';
+import type { AuthenticationConfiguration } from '../api/authentication-config';
+import type { AnonymousOptions } from '../auth/authn/anonymous';
+import { JwtAuthenticators } from '../auth/authn/jwt';
+import { authenticationConfigKind, validateAuthenticationConfiguration } from '../config/kinds/authentication';
+import { ConfigFileError, loadConfig } from '../config/versioned-config';
+
+export interface LoadedAuthenticationConfig {
+  /** The JWT authenticators, in the file's order (a TokenAuthenticator). */
+  jwt: JwtAuthenticators;
+  /** ApiServerOptions.anonymous from the file; undefined when the file has no `anonymous`. */
+  anonymous: AnonymousOptions | false | undefined;
+  /** Resolves when every issuer's keys have loaded (tests wait on it; serving does not). */
+  ready: Promise<void>;
+  /** Stops the file watch and key fetches. */
+  close(): void;
+}
+
+export interface AuthenticationConfigOptions {
+  /** `--service-account-issuer` values: a JWT issuer may not be one of them (kube's disallowedIssuers). */
+  serviceAccountIssuers?: readonly string[];
+  /** `--anonymous-auth` as given (undefined: not given). */
+  anonymousAuthFlag?: boolean;
+  logger?: winston.Logger;
+  /** How often the file is looked at (default 1 s; kube: file events, else every minute). */
+  pollMs?: number;
+  /** Retry delay of a failed key fetch (default 10 s). */
+  retryMs?: number;
+  /** How long a reload waits for the new issuers' keys (default 1 min, kube's UpdateAuthenticationConfigTimeout). */
+  reloadTimeoutMs?: number;
+}
+
+/** kube's anonymous section → the anonymous authenticator's options. */
+function anonymousOptions(a: AuthenticationConfiguration['anonymous']): AnonymousOptions | false | undefined {
+  if (!a) return undefined;
+  if (!a.enabled) return false;
+  if (a.conditions.length === 0) return {};
+  const paths = new Set(a.conditions.map((c) => c.path));
+  return { allows: (path) => paths.has(path) };
+}
+
+/**
+ * Loads the file (throwing ConfigFileError or Error with kube's message), builds the
+ * authenticators and starts watching the file.
+ */
+export function loadAuthenticationConfig(path: string, opts: AuthenticationConfigOptions = {}): LoadedAuthenticationConfig {
+  const logger = opts.logger;
+  const load = (source: { path: string } | { text: string; path: string }): AuthenticationConfiguration => {
+    const c = loadConfig(source, authenticationConfigKind);
+    if (opts.serviceAccountIssuers?.length) {
+      // The file alone was valid; what is left are the issuers the service accounts own.
+      const errs = validateAuthenticationConfiguration(c, { disallowedIssuers: opts.serviceAccountIssuers });
+      if (errs.length) throw new Error(`invalid authentication configuration in file "${path}": ${aggregateMessages(errs.map(fieldErrorString))}`);
+    }
+    return c;
+  };
+  const config = load({ path });
+  if (config.anonymous && opts.anonymousAuthFlag !== undefined) {
+    // kube: field.Forbidden(anonymous, …) returned from ToAuthenticationConfig.
+    throw new Error(
+      fieldErrorString(fieldErrors.forbidden('anonymous', '--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file')),
+    );
+  }
+  const jwt = new JwtAuthenticators(config.jwt, {
+    retryMs: opts.retryMs,
+    onFailure: (issuer, reason) => logger?.info('Unable to authenticate the request', { issuer, reason }),
+    onInitError: (issuer, error) => logger?.error('oidc authenticator: initializing plugin', { issuer, error }),
+  });
+  const ready = jwt.start();
+  ready.catch(() => undefined);
+
+  let tracked: string | undefined;
+  void readFile(path, 'utf8').then(
+    (t) => (tracked ??= t),
+    () => undefined,
+  );
+  let busy = false;
+  const reload = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    try {
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (e) {
+        logger?.error('failed to read authentication config file', { path, error: (e as Error).message });
+        return;
+      }
+      if (text === tracked) return;
+      let next: AuthenticationConfiguration;
+      try {
+        next = load({ text, path });
+        if (!isDeepStrictEqual(next.anonymous, config.anonymous)) {
+          throw new Error(`invalid authentication configuration in file "${path}": ${fieldErrorString(fieldErrors.forbidden('anonymous', 'changed from initial configuration file'))}`);
+        }
+      } catch (e) {
+        if (!(e instanceof ConfigFileError) && !(e instanceof Error)) throw e;
+        logger?.error('failed to load authentication config', { path, error: e.message });
+        tracked = text; // never valid: not retried until the file changes again
+        return;
+      }
+      const ok = await jwt.replace(next.jwt, opts.reloadTimeoutMs ?? 60_000);
+      if (!ok) {
+        logger?.error('failed to update authentication config', { path, error: 'timed out waiting for the issuers\' keys' });
+        return;
+      }
+      tracked = text;
+      logger?.info('reloaded authentication config', { path });
+    } finally {
+      busy = false;
+    }
+  };
+  const onChange = (): void => void reload();
+  watchFile(path, { interval: opts.pollMs ?? 1000, persistent: false }, onChange);
+  return {
+    jwt,
+    anonymous: anonymousOptions(config.anonymous),
+    ready,
+    close: () => {
+      unwatchFile(path, onChange);
+      jwt.close();
+    },
+  };
+}

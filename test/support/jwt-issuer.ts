@@ -1,0 +1,79 @@
+/**
+ * A JWT issuer for tests: HTTPS on 127.0.0.1 with its own generated CA, an OIDC discovery document
+ * at `/.well-known/openid-configuration` (and at `/discovery` for `discoveryURL`), the JWKS at
+ * `/jwks`, and tokens signed with jose.
+ */
+import https from 'node:https';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { SignJWT, exportJWK, generateKeyPair, type JWK, type KeyLike } from 'jose';
+import { ensureServingCertificates } from '../../src/server/certs';
+
+export interface TestIssuer {
+  /** `https://127.0.0.1:<port>` (the issuer `url`). */
+  url: string;
+  /** PEM of the CA its serving certificate chains to (`certificateAuthority`). */
+  ca: string;
+  /** How many times each path was fetched. */
+  hits: Map<string, number>;
+  /** A token with `claims` (iss defaults to url, exp to +10 min), signed by the current key. */
+  sign(claims: Record<string, unknown>, opts?: { key?: KeyLike; kid?: string; alg?: string }): Promise<string>;
+  /** A key pair the issuer does not publish. */
+  foreignKey(): Promise<KeyLike>;
+  /** Publishes a new signing key (the old one stays in the set). */
+  rotate(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssuer?: string } = {}): Promise<TestIssuer> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'papi-issuer-'));
+  const certs = await ensureServingCertificates({ certDir: dir, hosts: [] });
+  const keys: Array<{ kid: string; priv: KeyLike; jwk: JWK }> = [];
+  const addKey = async (): Promise<void> => {
+    const { publicKey, privateKey } = await generateKeyPair('RS256');
+    const kid = `k${keys.length + 1}`;
+    keys.push({ kid, priv: privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } });
+  };
+  await addKey();
+  const hits = new Map<string, number>();
+  let url = '';
+  const server = https.createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
+    const p = req.url ?? '';
+    hits.set(p, (hits.get(p) ?? 0) + 1);
+    const json = (v: unknown): void => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(v));
+    };
+    const base = url.slice(0, url.length - (opts.issuerPath ?? '').length);
+    if (p.endsWith('/.well-known/openid-configuration') || p === '/discovery') {
+      json({ issuer: opts.discoveryIssuer ?? url, jwks_uri: `${base}/jwks`, id_token_signing_alg_values_supported: ['RS256'] });
+    } else if (p === '/jwks') json({ keys: keys.map((k) => k.jwk) });
+    else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}${opts.issuerPath ?? ''}`;
+  return {
+    url,
+    ca: certs.caCert,
+    hits,
+    sign: async (claims, o = {}) => {
+      const k = keys[keys.length - 1]!;
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ iss: url, iat: now, exp: now + 600, ...claims })
+        .setProtectedHeader({ alg: o.alg ?? 'RS256', kid: o.kid ?? k.kid, typ: 'JWT' })
+        .sign(o.key ?? k.priv);
+    },
+    foreignKey: async () => (await generateKeyPair('RS256')).privateKey,
+    rotate: addKey,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * The x509 authenticator's pure parts: subject → user (kube's CommonNameUserConversion), chain
+ * verification as Go's x509.Verify with kube's options (client auth), the CA bundle reader, and the
+ * authenticator's answers. Certificates are made with the openssl CLI.
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isApiError } from '../../../../src/api';
+import {
+  CREDENTIAL_ID_KEY,
+  parseCaBundle,
+  parseCertificate,
+  userFromCertificate,
+  verifyClientChain,
+  x509Authenticator,
+  type ParsedCertificate,
+} from '../../../../src/auth/authn/x509';
+import { buildCertificate } from '../../../../src/server/certificate-builder';
+import { generateKeyPairSync } from 'node:crypto';
+import { CA_EXT, requireOpenssl, TestPki } from '../../../support/openssl';
+
+requireOpenssl();
+const dir = mkdtempSync(path.join(os.tmpdir(), 'papi-x509-unit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const pki = new TestPki(dir);
+const NOW = new Date();
+const day = 86400_000;
+
+pki.ca('root');
+pki.ca('other');
+pki.ca('old-root', { start: new Date('2020-01-01T00:00:00Z'), end: new Date('2020-06-01T00:00:00Z') });
+pki.issue('alice', { ca: 'root', subj: '/O=b-team/O=a-team/CN=alice' });
+pki.issue('two-cns', { ca: 'root', subj: '/CN=first/CN=second' });
+pki.issue('nocn', { ca: 'root', subj: '/O=only-org' });
+pki.issue('expired', { ca: 'root', subj: '/CN=x', start: new Date('2020-01-01T00:00:00Z'), end: new Date('2020-01-02T03:04:05Z') });
+pki.issue('future', { ca: 'root', subj: '/CN=x', start: new Date(NOW.getTime() + 2 * day), end: new Date(NOW.getTime() + 3 * day) });
+pki.issue('stranger', { ca: 'other', subj: '/CN=x' });
+pki.issue('under-old', { ca: 'old-root', subj: '/CN=x', start: new Date('2020-01-01T00:00:00Z'), end: new Date('2099-01-01T00:00:00Z') });
+pki.issue('server', { ca: 'root', subj: '/CN=x', ext: 'extendedKeyUsage=serverAuth\n' });
+pki.issue('both', { ca: 'root', subj: '/CN=x', ext: 'extendedKeyUsage=serverAuth,clientAuth\n' });
+pki.issue('any', { ca: 'root', subj: '/CN=x', ext: 'extendedKeyUsage=anyExtendedKeyUsage\n' });
+pki.issue('noeku', { ca: 'root', subj: '/CN=x', ext: 'keyUsage=digitalSignature\n' });
+pki.issue('sha1', { ca: 'root', subj: '/CN=x', md: 'sha1' });
+pki.issue('rsa', { ca: 'root', subj: '/CN=rsa-user', key: ['-newkey', 'rsa:2048'] });
+pki.issue('inter', { ca: 'root', subj: '/CN=inter', ext: CA_EXT });
+pki.issue('leaf', { ca: 'inter', subj: '/CN=leaf' });
+pki.issue('not-ca', { ca: 'root', subj: '/CN=not-ca', ext: 'basicConstraints=critical,CA:FALSE\n' });
+pki.issue('server-inter', { ca: 'root', subj: '/CN=server-inter', ext: `${CA_EXT}extendedKeyUsage=serverAuth\n` });
+pki.issue('leaf-of-server-inter', { ca: 'server-inter', subj: '/CN=y' });
+
+const cert = (name: string): ParsedCertificate => parseCertificate(new X509Certificate(pki.read(`${name}.crt`)));
+const roots = [cert('root')];
+const verify = (name: string, intermediates: string[] = [], rs = roots, now = NOW) => verifyClientChain(cert(name), intermediates.map(cert), rs, now);
+
+describe('userFromCertificate (kube CommonNameUserConversion)', () => {
+  test('the CN is the name, the O values the groups in order, the credential id the DER SHA-256', () => {
+    const c = cert('alice');
+    expect(userFromCertificate(c)).toEqual({
+      name: 'alice',
+      uid: '',
+      groups: ['b-team', 'a-team'],
+      extra: { [CREDENTIAL_ID_KEY]: [`X509SHA256=${createHash('sha256').update(c.raw).digest('hex')}`] },
+    });
+  });
+
+  test('the last CN wins (Go pkix.Name); no CN is no opinion', () => {
+    expect(userFromCertificate(cert('two-cns'))?.name).toBe('second');
+    expect(userFromCertificate(cert('nocn'))).toBeNull();
+  });
+
+  test('a subject written by our certificate builder (O values before the CN) reads back', () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const pem = buildCertificate({
+      serialHex: '01', commonName: 'admin', organizations: ['system:masters', 'ünïcode'], notBefore: new Date(NOW.getTime() - day), notAfter: new Date(NOW.getTime() + day),
+      publicKey, isCa: false, clientAuth: true, selfSigningKey: privateKey,
+    });
+    const c = parseCertificate(new X509Certificate(pem));
+    expect(userFromCertificate(c)).toMatchObject({ name: 'admin', groups: ['system:masters', 'ünïcode'] });
+    expect(c.extKeyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
+  });
+});
+
+describe('verifyClientChain (Go x509.Verify, ExtKeyUsageClientAuth)', () => {
+  test('a leaf issued by a root verifies into [leaf, root]', () => {
+    const chains = verify('alice');
+    expect(chains.map((c) => c.map((x) => x.commonName))).toEqual([['alice', 'root']]);
+  });
+
+  test("validity windows, with Go's messages", () => {
+    expect(() => verify('expired')).toThrow(/^x509: certificate has expired or is not yet valid: current time \S+Z is after 2020-01-02T03:04:05Z$/);
+    expect(() => verify('future')).toThrow(/^x509: certificate has expired or is not yet valid: current time \S+Z is before \S+Z$/);
+    // Every certificate of the chain is checked at the request's time: in 2020 the leaf was valid, its root not yet.
+    expect(() => verify('expired', [], roots, new Date('2020-01-01T12:00:00Z'))).toThrow(
+      /unknown authority \(possibly because of "x509: certificate has expired or is not yet valid: current time 2020-01-01T12:00:00Z is before \S+" while trying to verify candidate authority certificate "root"\)/,
+    );
+  });
+
+  test('an unknown issuer, and an expired root (with the hint Go gives)', () => {
+    expect(() => verify('stranger')).toThrow(/^x509: certificate signed by unknown authority$/);
+    expect(() => verify('under-old', [], [cert('old-root')])).toThrow(
+      /^x509: certificate signed by unknown authority \(possibly because of "x509: certificate has expired or is not yet valid: .*" while trying to verify candidate authority certificate "old-root"\)$/,
+    );
+  });
+
+  test('a same-named CA with another key is not the issuer', () => {
+    // `other` issued `stranger`; a bundle holding a different CA named "other" does not verify it.
+    const pki2 = new TestPki(path.join(dir, 'second'));
+    pki2.ca('other');
+    expect(() => verifyClientChain(cert('stranger'), [], [parseCertificate(new X509Certificate(pki2.read('other.crt')))], NOW)).toThrow(
+      /unknown authority \(possibly because of "x509: ECDSA verification failure" while trying to verify candidate authority certificate "other"\)/,
+    );
+  });
+
+  test('extended key usage: clientAuth, several including it, any, or none verify; serverAuth only does not', () => {
+    for (const ok of ['both', 'any', 'noeku']) expect(verify(ok)).toHaveLength(1);
+    expect(() => verify('server')).toThrow(/^x509: certificate specifies an incompatible key usage$/);
+  });
+
+  test('an intermediate restricted to serverAuth makes the chain unusable for clients', () => {
+    expect(() => verify('leaf-of-server-inter', ['server-inter'])).toThrow(/incompatible key usage/);
+  });
+
+  test('intermediates sent by the client are used; a non-CA cannot be one', () => {
+    expect(verify('leaf', ['inter']).map((c) => c.map((x) => x.commonName))).toEqual([['leaf', 'inter', 'root']]);
+    expect(() => verify('leaf')).toThrow(/unknown authority/);
+    // A CA:FALSE certificate offered as the issuer of a leaf it did not sign is ignored.
+    expect(() => verify('leaf', ['not-ca'])).toThrow(/unknown authority/);
+  });
+
+  test('SHA-1 signatures are refused, RSA keys are fine', () => {
+    expect(() => verify('sha1')).toThrow(/insecure algorithm ECDSA-SHA1/);
+    expect(verify('rsa')).toHaveLength(1);
+  });
+
+  test('a client certificate that is itself in the bundle is a chain of one', () => {
+    expect(verifyClientChain(cert('root'), [], roots, NOW).map((c) => c.length)).toEqual([1]);
+  });
+});
+
+describe('parseCaBundle', () => {
+  test('every certificate of a bundle; nothing usable is kube’s error', () => {
+    expect(parseCaBundle(pki.read('root.crt') + pki.read('other.crt'), 'n').map((c) => parseCertificate(c).commonName)).toEqual(['root', 'other']);
+    expect(() => parseCaBundle('junk', 'client-ca-bundle::/f')).toThrow('error loading CA bundle for "client-ca-bundle::/f": data does not contain any valid RSA or ECDSA certificates');
+    expect(() => parseCaBundle('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', 'n')).toThrow(/data does not contain any valid/);
+  });
+});
+
+describe('x509Authenticator', () => {
+  const presented = (...names: string[]) => ({ headers: {}, peerCertificates: () => names.map((n) => new X509Certificate(pki.read(`${n}.crt`))) });
+  const failures: string[] = [];
+  const authn = x509Authenticator({ roots: [new X509Certificate(pki.read('root.crt'))], onFailure: (m) => failures.push(m) });
+
+  test('no certificate (or no TLS) is no opinion', async () => {
+    await expect(authn.authenticate({ headers: {} })).resolves.toBeNull();
+    await expect(authn.authenticate({ headers: {}, peerCertificates: () => [] })).resolves.toBeNull();
+  });
+
+  test('a verified chain is its user; one without a CN no opinion', async () => {
+    await expect(authn.authenticate(presented('leaf', 'inter'))).resolves.toMatchObject({ name: 'leaf', groups: [] });
+    await expect(authn.authenticate(presented('nocn'))).resolves.toBeNull();
+  });
+
+  test('a failed verification is a 401 ApiError; the reason names the serial, not the subject', async () => {
+    failures.length = 0;
+    const e = await authn.authenticate(presented('expired')).catch((x: unknown) => x);
+    expect(isApiError(e) && e.status).toMatchObject({ code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/^verifying certificate SN=\d+ failed: x509: certificate has expired/);
+  });
+});
