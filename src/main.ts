@@ -29,6 +29,7 @@ import type * as AppModule from './server/app';
 import type * as AuthenticationConfigModule from './server/authentication-config';
 import type * as CertsModule from './server/certs';
 import type * as KubeconfigModule from './server/kubeconfig';
+import type * as ServiceAccountsModule from './server/service-accounts';
 import type * as RegistryModule from './registry';
 import type * as SchemaModule from './registry/schema';
 import type * as ProtobufModule from './storage/codec/protobuf-codec';
@@ -95,8 +96,11 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   if (config.authenticationConfig && !featureGates.enabled('StructuredAuthenticationConfiguration')) {
     throw new Error('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
   }
+  // Service-account tokens: the signing key (generated in --cert-dir unless given), issuers, audiences.
+  const serviceAccounts = await (require('./server/service-accounts') as typeof ServiceAccountsModule).loadServiceAccountTokens(config);
   const authenticationConfig = config.authenticationConfig
     ? (require('./server/authentication-config') as typeof AuthenticationConfigModule).loadAuthenticationConfig(config.authenticationConfig, {
+        serviceAccountIssuers: serviceAccounts.issuers,
         anonymousAuthFlag: config.anonymousAuth,
         logger,
       })
@@ -186,9 +190,17 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   ];
   if (tokenFile) tokenSources.push(tokenFile);
   // kube's order: token file, service accounts, then the configuration's JWT authenticators.
+  // The accounts (and bound secrets) a token names are read through the server's registry.
+  let server: AppModule.ApiServer | undefined;
+  tokenSources.push(
+    serviceAccounts.authenticator(
+      async (resource, namespace, name) => server?.getObject(resource, namespace, name),
+      (reason) => logger.info('Unable to authenticate the request', { authenticator: 'service-account', reason }),
+    ),
+  );
   if (authenticationConfig) tokenSources.push(authenticationConfig.jwt);
 
-  const server = await app.ApiServer.create({
+  server = await app.ApiServer.create({
     schemas,
     protobuf,
     storage,
@@ -217,6 +229,9 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     requestReadTimeoutMs: config.requestTimeoutMs,
     runtimeConfig: config.runtimeConfig,
     featureGates,
+    apiAudiences: serviceAccounts.apiAudiences,
+    serviceAccountTokens: serviceAccounts.issuer,
+    issuerDiscovery: { issuer: serviceAccounts.issuers[0] as string, keys: serviceAccounts.verificationKeys },
   });
   let port: number;
   try {

@@ -44,6 +44,16 @@ export interface ServerConfig {
   anonymousAuth?: boolean;
   /** `--authentication-config`: an AuthenticationConfiguration file (absolute path). */
   authenticationConfig?: string;
+  /** `--service-account-issuer` values; the first signs. Empty: this server's default issuer. */
+  serviceAccountIssuers: string[];
+  /** `--service-account-key-file` paths (absolute): keys service-account tokens are verified with. */
+  serviceAccountKeyFiles: string[];
+  /** `--service-account-signing-key-file` (absolute); unset: a key generated in certDir. */
+  serviceAccountSigningKeyFile?: string;
+  /** `--api-audiences`; empty: the issuers. */
+  apiAudiences: string[];
+  /** `--service-account-max-token-expiration`, seconds (0: no cap). */
+  serviceAccountMaxTokenExpirationSeconds: number;
   /** `--feature-gates`, parsed (gate names are validated elsewhere). */
   featureGates: Map<string, boolean>;
   /** `--runtime-config`, parsed (`key=value`; a bare key maps to ''). */

@@ -1,2 +1,3 @@
 export * from './namespace-controller';
 export * from './quota-controller';
+export * from './service-account-controller';

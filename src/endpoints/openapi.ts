@@ -219,6 +219,12 @@ function resourcePaths(def: ResourceDefinition, opts: Required<OpenApiOptions>):
     if (subHas('get')) ops.push(op({ method: 'get', action: 'get', operationId: opId('read', `${ns}${def.kind}${S}`), description: `Read ${sub.name} of the specified ${def.kind}`, params: [], responses: [['200', def.schemaName]] }));
     if (subHas('update')) ops.push(op({ method: 'put', action: 'put', operationId: opId('replace', `${ns}${def.kind}${S}`), description: `Replace ${sub.name} of the specified ${def.kind}`, params: pathLevelWrite ? [] : WRITE_PARAMS, body: { schema: def.schemaName, required: true }, responses: [['200', def.schemaName], ['201', def.schemaName]] }));
     if (subHas('patch')) ops.push(op({ method: 'patch', action: 'patch', operationId: opId('patch', `${ns}${def.kind}${S}`), description: `Partially update ${sub.name} of the specified ${def.kind}`, params: PATCH_PARAMS, body: { schema: PATCH, required: true, patch: true }, responses: [['200', def.schemaName], ['201', def.schemaName]] }));
+    // An answered subresource (serviceaccounts/token): a POST of its own kind, answered with it.
+    const a = sub.answer;
+    if (a && subHas('create')) {
+      const answerGvk = { group: a.group, kind: a.kind, version: a.version };
+      ops.push({ ...op({ method: 'post', action: 'post', operationId: opId('create', `${ns}${def.kind}${S}`), description: `Create ${sub.name} of a ${def.kind}`, params: WRITE_PARAMS, body: { schema: a.schemaName, required: true }, responses: [['200', a.schemaName], ['201', a.schemaName], ['202', a.schemaName]] }), gvk: answerGvk });
+    }
     if (!ops.length) continue;
     const params = pathLevelWrite ? [...WRITE_PARAMS, nameParam, ...scopeParams, P.pretty] : [nameParam, ...scopeParams, P.pretty];
     items.push({ path: `${base}${nsSeg}/${def.resource}/{name}/${sub.name}`, params: sortParams(params), ops });

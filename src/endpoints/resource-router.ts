@@ -60,10 +60,13 @@ export async function serveResource(deps: ServingDeps, req: Request, res: Respon
     if (info.verb !== 'list' && info.verb !== 'watch') throw errors.routeMethodNotAllowed();
   }
   let verbs: Verb[] = def.verbs;
+  let target: GenericStore = store;
   if (info.subresource) {
     const sub = def.subresources.find((x) => x.name === info.subresource);
     if (!sub) throw errors.routeNotFound();
     verbs = sub.verbs;
+    // An answered subresource (serviceaccounts/token) is served by a store of its own kind.
+    if (sub.answer) target = deps.registry.subresourceStore(store, sub.name) ?? store;
   }
   const verb = info.verb as Verb;
   // kube registers POST on collections and on POST-able subresources only: POST on an item path
@@ -73,7 +76,7 @@ export async function serveResource(deps: ServingDeps, req: Request, res: Respon
   const query: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.query)) query[k] = Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
   ctx.namespace = def.namespaced ? info.namespace : '';
-  const r = resourceScope(deps, store);
+  const r = resourceScope(deps, target);
   ctx.signal = r.shutdownSignal;
   // Written out (not spread): one object shape for every request, built without a property walk.
   const scope: HandlerScope = {

@@ -183,6 +183,11 @@ export class GenericStore {
     }
   }
 
+  /** A POST naming an object (an answered subresource, SubresourceStore): not served by a stored resource. */
+  async createSubresource(_ctx: RequestContext, _name: string, _obj: KubeObject): Promise<KubeObject> {
+    throw errors.routeMethodNotAllowed();
+  }
+
   async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
     this.beforeCreate(ctx, obj);
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));

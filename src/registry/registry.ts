@@ -1,8 +1,9 @@
 /** The resource table: every served resource's store, found by group/version/resource; resources can be added at run time. */
 import { GenericStore, type GenericStoreDeps } from './generic-store';
 import { NamespaceStore } from './namespace-store';
-import { storagePrefixOf, type ResourceDefinition } from './resource';
-import { ReviewStore } from './review-store';
+import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition } from './resource';
+import type { RequestContext } from './context';
+import { ReviewStore, SubresourceStore, getOrUndefined } from './review-store';
 
 export type RegistryDeps = GenericStoreDeps;
 
@@ -21,6 +22,8 @@ export interface GroupVersionInfo {
 export class Registry {
   private readonly stores = new Map<string, GenericStore>();
   private readonly listeners: Array<(change: RegistryChange) => void> = [];
+  /** The stores of answered subresources, made the first time each is routed to. */
+  private readonly answered = new WeakMap<GenericStore, Map<string, SubresourceStore>>();
 
   constructor(private readonly deps: RegistryDeps) {}
 
@@ -73,6 +76,26 @@ export class Registry {
     store.markRemoved();
     this.emit({ removed: store.def });
     return true;
+  }
+
+  /** The store answering POSTs to `parent`'s subresource `name`, when the declaration answers it. */
+  subresourceStore(parent: GenericStore, name: string): SubresourceStore | undefined {
+    const answer = parent.def.subresources.find((s) => s.name === name)?.answer;
+    if (!answer) return undefined;
+    let byName = this.answered.get(parent);
+    if (!byName) this.answered.set(parent, (byName = new Map()));
+    let store = byName.get(name);
+    if (!store) {
+      const env = {
+        settings: this.deps.settings ?? defaultResourceSettings,
+        get: async (ctx: RequestContext, gvr: { group: string; version: string; resource: string }, objName: string) => {
+          const s = this.get(gvr.group, gvr.version, gvr.resource);
+          return s ? getOrUndefined(s, ctx, objName) : undefined;
+        },
+      };
+      byName.set(name, (store = new SubresourceStore(parent, name, answer, this.deps, env)));
+    }
+    return store;
   }
 
   get(group: string, version: string, resource: string): GenericStore | undefined {

@@ -59,6 +59,31 @@ export interface SubresourceDefinition {
   strategy: Strategy;
   /** Fields this subresource's writes reset (kube's GetResetFields): never owned by a field manager. */
   resetFields?: string[][];
+  /**
+   * A subresource that is answered, not stored (kube's NamedCreater, e.g. serviceaccounts/token):
+   * its POST body is another kind, decoded against that kind's schema, admitted, then answered.
+   */
+  answer?: SubresourceAnswer;
+}
+
+/** The kind a POST to an answered subresource takes and returns, and the function answering it. */
+export interface SubresourceAnswer {
+  group: string;
+  version: string;
+  kind: string;
+  /** Name of the kind's schema in openapi/. */
+  schemaName: string;
+  /** kube's protobuf message of the kind (no list). */
+  protobufMessage?: string;
+  /** The answer to a POST naming the parent object `name` in `ctx.namespace` (validation is its own). */
+  create(ctx: RequestContext, name: string, obj: KubeObject, env: SubresourceEnv): Promise<KubeObject>;
+}
+
+/** What an answered subresource may reach: the server's settings and a read of any served resource. */
+export interface SubresourceEnv {
+  settings: ResourceSettings;
+  /** A quorum read of one object of a served resource; undefined when it does not exist. */
+  get(ctx: RequestContext, gvr: { group: string; version: string; resource: string }, name: string): Promise<KubeObject | undefined>;
 }
 
 export interface ResourceDefinition {
@@ -135,11 +160,14 @@ export function customResourceStoragePrefix(def: Pick<ResourceDefinition, 'group
  * A review has no list in kube (k8s.io/api declares no TokenReviewList), so only its kind.
  */
 export function protobufKindsOf(def: ResourceDefinition): ProtobufKind[] {
-  if (!def.protobufMessage) return [];
+  const answered: ProtobufKind[] = def.subresources.flatMap(({ answer: a }) =>
+    a?.protobufMessage ? [{ apiVersion: a.group ? `${a.group}/${a.version}` : a.version, kind: a.kind, message: a.protobufMessage }] : [],
+  );
+  if (!def.protobufMessage) return answered;
   const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
   const kind = { apiVersion, kind: def.kind, message: def.protobufMessage };
-  if (def.store === 'review') return [kind];
-  return [kind, { apiVersion, kind: def.listKind, message: `${def.protobufMessage}List` }];
+  if (def.store === 'review') return [kind, ...answered];
+  return [kind, { apiVersion, kind: def.listKind, message: `${def.protobufMessage}List` }, ...answered];
 }
 
 /** The storage prefix of a declaration (kube's built-ins: the plural). */
@@ -157,6 +185,25 @@ export interface ResourceSettings {
    * a TokenReview is answered as kube's REST does without an authenticator: unchanged.
    */
   reviewToken?: (token: string, audiences: string[]) => Promise<TokenReviewResult>;
+  /** The service-account token issuer (serviceaccounts/token); absent: a TokenRequest is refused. */
+  serviceAccountTokens?: ServiceAccountTokenIssuer;
+}
+
+/** What serviceaccounts/token needs from the server: its audiences, the expiration cap and the signer. */
+export interface ServiceAccountTokenIssuer {
+  /** --api-audiences: a TokenRequest without audiences gets these. */
+  apiAudiences: string[];
+  /** --service-account-max-token-expiration, seconds; 0: no cap. */
+  maxExpirationSeconds: number;
+  /** Signs kube's claims for the account (and the bound Secret). */
+  issue(input: {
+    namespace: string;
+    serviceAccount: { name: string; uid: string };
+    secret?: { name: string; uid: string };
+    audiences: string[];
+    expirationSeconds: number;
+    now: Date;
+  }): Promise<string>;
 }
 
 /** kube's defaults of the settings (a registry built without any, e.g. in tests). */

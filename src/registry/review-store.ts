@@ -3,10 +3,11 @@
  * SubjectAccessReview, SelfSubjectReview …). A POST runs admission, then the declaration's `review`,
  * and answers what it returns; etcd is never touched. Declared with `store: 'review'`, verbs `create`.
  */
-import { type KubeObject, errors } from '../api';
+import { type KubeObject, errors, isApiError } from '../api';
 import type { RequestContext } from './context';
 import { GenericStore, type GenericStoreDeps } from './generic-store';
-import { defaultResourceSettings, type ResourceDefinition } from './resource';
+import { defaultResourceSettings, type ResourceDefinition, type SubresourceAnswer, type SubresourceEnv } from './resource';
+import type { AdmissionAttributes, Operation } from '../admission';
 
 export class ReviewStore extends GenericStore {
   override readonly stored = false;
@@ -23,16 +24,86 @@ export class ReviewStore extends GenericStore {
   override async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
     // kube's create handler (EnsureObjectNamespaceMatchesRequestNamespace): the request's namespace
     // fills an empty one, a cluster-scoped resource's is cleared, a different one is refused.
-    const m = obj.metadata;
-    const want = this.def.namespaced ? ctx.namespace : '';
-    if (!m.namespace) {
-      if (want) m.namespace = want;
-    } else if (!want) delete m.namespace;
-    else if (m.namespace !== want) {
-      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    }
+    matchRequestNamespace(ctx, this.def.namespaced, obj);
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
     return this.review(ctx, obj, this.deps.settings ?? defaultResourceSettings);
+  }
+}
+
+/**
+ * kube's create handler (EnsureObjectNamespaceMatchesRequestNamespace): the request's namespace
+ * fills an empty one, a cluster-scoped resource's is cleared, a different one is refused.
+ */
+function matchRequestNamespace(ctx: RequestContext, namespaced: boolean, obj: KubeObject): void {
+  const m = obj.metadata;
+  const want = namespaced ? ctx.namespace : '';
+  if (!m.namespace) {
+    if (want) m.namespace = want;
+  } else if (!want) delete m.namespace;
+  else if (m.namespace !== want) {
+    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+}
+
+/**
+ * The store behind an answered subresource (kube's NamedCreater, e.g. serviceaccounts/token): its
+ * declaration is the parent's with the subresource's kind, so the create handler decodes, field-
+ * manages and encodes that kind; a POST is admitted as a CREATE of the parent's subresource, then
+ * answered by the subresource's `create`. Nothing is stored.
+ */
+export class SubresourceStore extends GenericStore {
+  override readonly stored = false;
+
+  constructor(
+    readonly parent: GenericStore,
+    readonly subresource: string,
+    private readonly answer: SubresourceAnswer,
+    deps: GenericStoreDeps,
+    private readonly env: SubresourceEnv,
+  ) {
+    super(
+      {
+        ...parent.def,
+        group: answer.group,
+        version: answer.version,
+        kind: answer.kind,
+        listKind: `${answer.kind}List`,
+        schemaName: answer.schemaName,
+        protobufMessage: answer.protobufMessage,
+        verbs: ['create'],
+        subresources: [],
+        store: 'review',
+      },
+      deps,
+    );
+  }
+
+  override async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
+    return this.createSubresource(ctx, obj.metadata.name ?? '', obj);
+  }
+
+  override async createSubresource(ctx: RequestContext, name: string, obj: KubeObject): Promise<KubeObject> {
+    matchRequestNamespace(ctx, this.def.namespaced, obj);
+    const attrs = this.attrs(ctx, 'CREATE', obj, undefined, this.subresource, name);
+    await this.deps.admission.admit(ctx, attrs);
+    await this.deps.admission.validate(ctx, attrs);
+    return this.answer.create(ctx, name, obj, this.env);
+  }
+
+  /** Admission sees the parent's resource and the subresource, with the answered kind (kube's attributes). */
+  protected override attrs(ctx: RequestContext, operation: Operation, object?: KubeObject, oldObject?: KubeObject, subresource = '', name?: string): AdmissionAttributes {
+    const a = super.attrs(ctx, operation, object, oldObject, subresource, name);
+    return { ...a, group: this.parent.def.group, version: this.parent.def.version, resource: this.parent.def.resource };
+  }
+}
+
+/** Reads one object through a store; a 404 is undefined. */
+export async function getOrUndefined(store: GenericStore, ctx: RequestContext, name: string): Promise<KubeObject | undefined> {
+  try {
+    return await store.get(ctx, name);
+  } catch (e) {
+    if (isApiError(e) && e.status.code === 404) return undefined;
+    throw e;
   }
 }

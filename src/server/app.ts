@@ -6,15 +6,16 @@
 import { setMaxListeners } from 'node:events';
 import express from 'express';
 import type { Logger } from 'winston';
-import { ApiError, apiVersionOf, cloneJson } from '../api';
+import type { KeyObject } from 'node:crypto';
+import { ApiError, KubeObject, apiVersionOf, cloneJson } from '../api';
 import { EnableOptions, Plugins, newAdmissionPlugins } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
 import { reviewToken } from '../auth/authn/token-review';
 import { Authorizer, alwaysAllow } from '../auth/authz/authorizer';
-import { NamespaceController, QuotaController } from '../controllers';
-import { GenericStore, Registry, RequestContext, ResourceDefinition, builtinResources, protobufKindsOf, resolveRuntimeConfig } from '../registry';
+import { NamespaceController, QuotaController, ServiceAccountController } from '../controllers';
+import { GenericStore, Registry, RequestContext, ResourceDefinition, ServiceAccountTokenIssuer, builtinResources, getOrUndefined, protobufKindsOf, resolveRuntimeConfig } from '../registry';
 import { SchemaDocument, SchemaRegistry, refName } from '../registry/schema';
 import type { Storage } from '../storage';
 import { BytePath, ByteFieldSchema, CborCodec, byteFieldPaths } from '../storage/codec/cbor-codec';
@@ -65,10 +66,15 @@ export interface ApiServerOptions {
   /** `--event-ttl` in seconds (default 3600): how long an event lives after its last write. */
   eventTtlSeconds?: number;
   /**
-   * The server's own token audiences (kube's --api-audiences; no flag yet): what a TokenReview without
-   * spec.audiences checks a token for. Default none: no audience is checked, as kube with none set.
+   * The server's own token audiences (kube's --api-audiences; main.ts passes the flag, which defaults
+   * to the service-account issuers): what a TokenReview without spec.audiences checks a token for.
+   * Default none: no audience is checked, as kube with none set.
    */
   apiAudiences?: string[];
+  /** The service-account token issuer behind serviceaccounts/token (main.ts builds it from the flags); absent: TokenRequests get a 503. */
+  serviceAccountTokens?: ServiceAccountTokenIssuer;
+  /** Service-account issuer discovery (/.well-known/openid-configuration, /openid/v1/jwks); absent: not served. */
+  issuerDiscovery?: { issuer: string; keys: KeyObject[] };
   /** `--http2-max-streams-per-connection` (kube-apiserver's default 1000; 0 = kube's fallback, 100). */
   http2MaxStreamsPerConnection?: number;
   /** `--disable-http2-serving`: serve HTTP/1.1 only (default false: ALPN offers h2 and http/1.1). */
@@ -113,6 +119,7 @@ export class ApiServer {
   readonly watchFrames: WatchFrameFlusher;
   private readonly namespaceController: NamespaceController;
   private readonly quotaController: QuotaController;
+  private readonly serviceAccountController: ServiceAccountController;
 
   /** The schema names addResource added with each resource (group/version/resource). */
   private readonly schemasAddedWith = new Map<string, string[]>();
@@ -143,7 +150,12 @@ export class ApiServer {
     });
     // TokenReview asks the server's own authenticators (kube passes the request authenticator).
     const reviewTokenWith = (token: string, audiences: string[]) => reviewToken(opts.authenticator, token, audiences, { apiAudiences: opts.apiAudiences });
-    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings: { eventTtlSeconds: opts.eventTtlSeconds ?? 3600, reviewToken: reviewTokenWith } });
+    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings: {
+        eventTtlSeconds: opts.eventTtlSeconds ?? 3600,
+        reviewToken: reviewTokenWith,
+        serviceAccountTokens: opts.serviceAccountTokens,
+      },
+    });
     // Each resource's kinds get their protobuf form as it is installed (kept when it goes: see addKind).
     this.registry.onChange((change) => {
       if ('added' in change) for (const row of protobufKindsOf(change.added)) protobuf.addKind(row);
@@ -153,6 +165,10 @@ export class ApiServer {
     this.namespaceController = new NamespaceController({
       registry: this.registry,
       onError: (e) => opts.logger.warn('namespace controller', { error: (e as Error).message }),
+    });
+    this.serviceAccountController = new ServiceAccountController({
+      registry: this.registry,
+      onError: (e) => opts.logger.warn('service account controller', { error: (e as Error).message }),
     });
     this.quotaController = new QuotaController({
       registry: this.registry,
@@ -201,6 +217,7 @@ export class ApiServer {
         registry: this.registry,
         schemas,
         health: { livez: live, readyz: ready },
+        issuerDiscovery: opts.issuerDiscovery,
         shutdownSignal: this.shutdown.signal,
         protobuf,
         cbor,
@@ -288,14 +305,25 @@ export class ApiServer {
     this.server = server;
     await this.ensureSystemNamespaces();
     await this.namespaceController.start();
+    await this.serviceAccountController.start();
     await this.quotaController.start();
     return { port };
+  }
+
+  /**
+   * One object of a served core resource, read through the registry (the service-account
+   * authenticator's lookup of accounts and secrets); undefined when missing or not served.
+   */
+  async getObject(resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const store = this.registry.get('', 'v1', resource);
+    return store ? getOrUndefined(store, this.systemContext(namespace), name) : undefined;
   }
 
   /** Ends every watch, lets their last bytes out, then closes: GOAWAY to HTTP/2 sessions, HTTP/1.1 sockets closed. */
   async stop(): Promise<void> {
     this.shutdown.abort();
     this.namespaceController.stop();
+    this.serviceAccountController.stop();
     this.quotaController.stop();
     const server = this.server;
     if (!server) return;

@@ -18,11 +18,42 @@ import { requestState } from '../endpoints/request-state';
 import type { ServingDeps } from '../endpoints/scope';
 import { HealthCheck, healthHandler } from './health';
 import { versionInfo } from './version';
+import { openIdConfiguration, publicJwks } from '../auth/authn/service-account';
+import type { KeyObject } from 'node:crypto';
 
 /** The server's parts the router serves with: those of every resource, plus the health checks. */
 export interface RouteDeps extends ServingDeps {
   shutdownSignal: AbortSignal;
   health: { livez: HealthCheck[]; readyz: HealthCheck[] };
+  /** Service-account issuer discovery: the first --service-account-issuer and the verification keys. */
+  issuerDiscovery?: { issuer: string; keys: KeyObject[]; jwksUri?: string };
+}
+
+/**
+ * kube's ServiceAccountIssuerDiscovery (routes/openidmetadata.go): the OpenID configuration and the
+ * JWK set of the issuer, cached by clients for an hour. Served only for an https issuer URL, as kube.
+ * No anonymous access by default (kube grants it to service accounts only, through RBAC).
+ */
+function issuerDiscoveryRoutes(r: Router, d: NonNullable<RouteDeps['issuerDiscovery']>): void {
+  let url: URL;
+  try {
+    url = new URL(d.issuer);
+  } catch {
+    return;
+  }
+  if (url.protocol !== 'https:') return;
+  const jwks = encodeBody(publicJwks(d.keys), 'json', false);
+  const send = (res: Response, buf: Buffer, type: string) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.status(200).setHeader('Content-Type', type);
+    res.send(buf);
+  };
+  r.get('/.well-known/openid-configuration', (req, res) => {
+    // Without --service-account-jwks-uri, kube points at its own external address.
+    const jwksUri = d.jwksUri ?? `https://${req.headers.host ?? `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`}/openid/v1/jwks`;
+    send(res, encodeBody(openIdConfiguration(d.issuer, jwksUri, d.keys), 'json', false), 'application/json');
+  });
+  r.get('/openid/v1/jwks', (_req, res) => send(res, jwks, 'application/jwk-set+json'));
 }
 
 function sendJson(req: Request, res: Response, body: unknown, contentType = 'application/json', etag = false): void {
@@ -90,6 +121,7 @@ export function buildRouter(deps: RouteDeps): Router {
   r.get('/readyz', healthHandler('readyz', deps.health.readyz));
   r.get('/readyz/:check', healthHandler('readyz', deps.health.readyz));
 
+  if (deps.issuerDiscovery) issuerDiscoveryRoutes(r, deps.issuerDiscovery);
   r.get('/api', discovery(deps, true));
   r.get('/apis', discovery(deps, false));
   r.get('/api/v1', (req, res) => {

@@ -96,6 +96,9 @@ describe('legacy discovery', () => {
       { name: 'resourcequotas', singularName: 'resourcequota', namespaced: true, kind: 'ResourceQuota', verbs: allVerbs, shortNames: ['quota'], storageVersionHash: '8uhSgffRX6w=' },
       { name: 'resourcequotas/status', singularName: '', namespaced: true, kind: 'ResourceQuota', verbs: ['get', 'patch', 'update'] },
       { name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs: allVerbs, storageVersionHash: 'S6u1pOWzb84=' },
+      { name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount', verbs: allVerbs, shortNames: ['sa'], storageVersionHash: 'pbx9ZvyFpBE=' },
+      // kube's answered subresource names its own group, version and kind.
+      { name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
     ]);
     // APIResource keys in Go struct order.
     expect(Object.keys(doc.resources[0])).toEqual(['name', 'singularName', 'namespaced', 'kind', 'verbs', 'shortNames', 'storageVersionHash']);
@@ -121,7 +124,7 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
     const [version] = doc.items[0].versions;
     expect(version).toMatchObject({ version: 'v1', freshness: 'Current' });
     const byName = Object.fromEntries(version.resources.map((x: { resource: string }) => [x.resource, x]));
-    expect(Object.keys(byName)).toEqual(['configmaps', 'events', 'namespaces', 'resourcequotas', 'secrets']);
+    expect(Object.keys(byName)).toEqual(['configmaps', 'events', 'namespaces', 'resourcequotas', 'secrets', 'serviceaccounts']);
     expect(byName.secrets).toEqual({
       resource: 'secrets',
       responseKind: { group: '', version: '', kind: 'Secret' },
@@ -130,6 +133,9 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
       verbs: allVerbs,
     });
     expect(byName.namespaces).toMatchObject({ scope: 'Cluster', shortNames: ['ns'] });
+    expect(byName.serviceaccounts.subresources).toEqual([
+      { subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] },
+    ]);
     expect(byName.namespaces.subresources).toEqual([
       { subresource: 'finalize', responseKind: { group: '', version: '', kind: 'Namespace' }, verbs: ['update'] },
       { subresource: 'status', responseKind: { group: '', version: '', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },

@@ -16,6 +16,7 @@ import { loadAuthenticationConfig, type AuthenticationConfigOptions, type Loaded
 import { storageGateOptions } from '../../src/server/storage-gates';
 import { ensureServingCertificates } from '../../src/server/certs';
 import { writeAdminKubeconfig } from '../../src/server/kubeconfig';
+import { loadServiceAccountTokens, type ServiceAccountConfig } from '../../src/server/service-accounts';
 import { Cacher, CacherOptions, EtcdStore, Storage, recognizingCodec } from '../../src/storage';
 import { ProtobufCodec } from '../../src/storage/codec/protobuf-codec';
 import { builtinResources, protobufKindsOf } from '../../src/registry';
@@ -102,6 +103,12 @@ export interface TestServerOptions {
    * does not load fails startTestServer with the flag's error.
    */
   authenticationConfig?: { path: string } & AuthenticationConfigOptions;
+  /**
+   * Service-account tokens, as main.ts wires the --service-account-* flags and --api-audiences
+   * (the signing key generated in the server's cert dir unless given): serviceaccounts/token issues
+   * tokens and their authenticator comes after the test's bearer token, before the JWT issuers.
+   */
+  serviceAccounts?: Partial<Omit<ServiceAccountConfig, 'certDir'>>;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -128,15 +135,28 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
           ...storageGates.cacher,
           ...(opts.cacheOptions ?? {}),
         });
+  const serviceAccounts = opts.serviceAccounts
+    ? await loadServiceAccountTokens({
+        serviceAccountIssuers: [],
+        serviceAccountKeyFiles: [],
+        apiAudiences: [],
+        serviceAccountMaxTokenExpirationSeconds: 0,
+        ...opts.serviceAccounts,
+        certDir: opts.certDir ?? path.join(dir, 'pki'),
+      })
+    : undefined;
   let authentication: LoadedAuthenticationConfig | undefined;
   try {
-    if (opts.authenticationConfig) authentication = loadAuthenticationConfig(opts.authenticationConfig.path, opts.authenticationConfig);
+    // As main.ts: a JWT issuer may not be one of the service-account issuers.
+    if (opts.authenticationConfig) {
+      authentication = loadAuthenticationConfig(opts.authenticationConfig.path, { serviceAccountIssuers: serviceAccounts?.issuers, ...opts.authenticationConfig });
+    }
   } catch (e) {
     await storage.close();
     await rm(dir, { recursive: true, force: true });
     throw e;
   }
-  let server: ApiServer;
+  let server: ApiServer | undefined;
   try {
     server = await ApiServer.create({
       storage,
@@ -147,6 +167,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
           ? [withAuthenticatedGroup(x509Authenticator({ roots: parseCaBundle(opts.clientCA, 'client-ca-bundle'), onFailure: opts.onX509Failure }))]
           : []),
         bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
+        ...(serviceAccounts ? [withAuthenticatedGroup(bearerTokenAuthenticator([serviceAccounts.authenticator(async (r, ns, n) => server?.getObject(r, ns, n))]))] : []),
         ...(opts.authenticators ?? []),
         ...(authentication ? [withAuthenticatedGroup(bearerTokenAuthenticator([authentication.jwt]))] : []),
       ),
@@ -166,6 +187,9 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
       readHeaderTimeoutMs: opts.readHeaderTimeoutMs,
       runtimeConfig: opts.runtimeConfig && new Map(Object.entries(opts.runtimeConfig)),
       admission: opts.admission,
+      apiAudiences: serviceAccounts?.apiAudiences,
+      serviceAccountTokens: serviceAccounts?.issuer,
+      issuerDiscovery: serviceAccounts && { issuer: serviceAccounts.issuers[0] as string, keys: serviceAccounts.verificationKeys },
     });
   } catch (e) {
     // A server that could not be made (a refused setting): nothing of it may stay open.

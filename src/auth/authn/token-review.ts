@@ -29,7 +29,7 @@ function failureReason(e: ApiError): string {
 export interface TokenReviewOptions {
   /**
    * The server's own audiences (kube's --api-audiences, which defaults to the service-account
-   * issuers). None here yet: then a review without spec.audiences checks no audience at all.
+   * issuers). None: a review without spec.audiences checks no audience at all.
    */
   apiAudiences?: readonly string[];
 }
@@ -39,8 +39,9 @@ export interface TokenReviewOptions {
  * REST does. Every token authenticator of this server is audience-agnostic, as kube wraps its
  * static-token and OIDC authenticators (WrapAudienceAgnosticToken): a token is good only for the
  * server's own audiences, so a review naming none of them is answered "invalid bearer token", and an
- * accepted token's audiences are the ones both sides named. An audience-aware authenticator
- * (service-account tokens) will need the audiences carried on the request instead.
+ * accepted token's audiences are the ones both sides named. The service-account authenticator is
+ * audience-aware in kube; here it checks --api-audiences only, so a review for another audience
+ * refuses its tokens (kube would carry the review's audiences on the request).
  * Errors other than an authenticator's 401 propagate (a broken authenticator is the server's fault).
  */
 export async function reviewToken(

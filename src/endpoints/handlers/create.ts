@@ -14,7 +14,8 @@ export async function createHandler(s: HandlerScope): Promise<void> {
   const obj = await trackUpdate(s, null, body);
   checkResponseOptions(s, target);
   if (loopHeld()) await nextTurn();
-  const created = await s.store.create(s.ctx, obj);
+  // A POST to a subresource names its parent (kube's NamedCreater: serviceaccounts/token).
+  const created = s.info.subresource ? await s.store.createSubresource(s.ctx, s.info.name, obj) : await s.store.create(s.ctx, obj);
   if (loopHeld()) await nextTurn();
   writeObject(s, 201, created, target);
 }

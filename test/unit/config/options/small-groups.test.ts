@@ -9,14 +9,54 @@ import { applied, parsed, valueError } from './support';
 
 describe('BuiltInAuthenticationOptions', () => {
   it('applies --token-auth-file as an absolute path, or none', () => {
-    expect(applied(new BuiltInAuthenticationOptions())).toStrictEqual({ tokenAuthFile: undefined, clientCaFile: undefined, anonymousAuth: undefined, authenticationConfig: undefined });
+    expect(applied(new BuiltInAuthenticationOptions())).toStrictEqual({ tokenAuthFile: undefined, clientCaFile: undefined, anonymousAuth: undefined, authenticationConfig: undefined, serviceAccountIssuers: [], serviceAccountKeyFiles: [], serviceAccountSigningKeyFile: undefined, apiAudiences: [], serviceAccountMaxTokenExpirationSeconds: 0 });
     expect(applied(parsed(new BuiltInAuthenticationOptions(), '--token-auth-file=tokens.csv'))).toStrictEqual({
       tokenAuthFile: '/srv/tokens.csv',
       clientCaFile: undefined,
       anonymousAuth: undefined,
       authenticationConfig: undefined,
+      serviceAccountIssuers: [],
+      serviceAccountKeyFiles: [],
+      serviceAccountSigningKeyFile: undefined,
+      apiAudiences: [],
+      serviceAccountMaxTokenExpirationSeconds: 0,
     });
     expect(applied(parsed(new BuiltInAuthenticationOptions(), '--authentication-config=authn.yaml')).authenticationConfig).toBe('/srv/authn.yaml');
+  });
+
+  it('service-account flags: repeatable issuers and key files, audiences, kube\'s validation messages', () => {
+    const o = parsed(
+      new BuiltInAuthenticationOptions(),
+      '--service-account-issuer=https://a.example',
+      '--service-account-issuer=b',
+      '--service-account-key-file=k1.pem',
+      '--service-account-key-file=k2.pem',
+      '--service-account-signing-key-file=sign.key',
+      '--api-audiences=x,y',
+      '--service-account-max-token-expiration=2h',
+    );
+    expect(o.validate()).toEqual([]);
+    expect(applied(o)).toMatchObject({
+      serviceAccountIssuers: ['https://a.example', 'b'],
+      serviceAccountKeyFiles: ['/srv/k1.pem', '/srv/k2.pem'],
+      serviceAccountSigningKeyFile: '/srv/sign.key',
+      apiAudiences: ['x', 'y'],
+      serviceAccountMaxTokenExpirationSeconds: 7200,
+    });
+    const bad = parsed(
+      new BuiltInAuthenticationOptions(),
+      '--service-account-issuer=',
+      '--service-account-issuer=a',
+      '--service-account-issuer=a',
+      '--service-account-issuer=http://[::1',
+      '--service-account-max-token-expiration=30m',
+    );
+    expect(bad.validate()).toEqual([
+      'service-account-issuer should not be an empty string',
+      'service-account-issuer "a" is already specified',
+      'service-account-issuer "http://[::1" contained a \':\' but was not a valid URL',
+      'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds',
+    ]);
   });
 
   it('applies --client-ca-file as an absolute path, or none', () => {

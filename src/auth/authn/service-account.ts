@@ -1,0 +1,266 @@
+/**
+ * Service-account tokens (kubernetes `pkg/serviceaccount`): the claims a TokenRequest's token carries,
+ * signing them (kube's JWTTokenGenerator: RS256 or ES256/384/512, `kid` = the unpadded base64url
+ * SHA-256 of the public key's DER SPKI, no `typ` header), and the authenticator that accepts them
+ * (kube's JWTTokenAuthenticator with the bound-token validator). jose does the JWS work.
+ */
+import { X509Certificate, createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import { SignJWT, compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
+import type { KubeObject } from '../../api';
+import { authenticationFailure } from './token-review';
+import type { TokenAuthenticator, UserInfo } from './types';
+
+export const serviceAccountUsernamePrefix = 'system:serviceaccount:';
+export const allServiceAccountsGroup = 'system:serviceaccounts';
+export const serviceAccountGroupPrefix = 'system:serviceaccounts:';
+/** kube's extra key naming the credential a request used (`JTI=<jti>` for a service-account token). */
+export const credentialIdKey = 'authentication.kubernetes.io/credential-id';
+
+export function serviceAccountUsername(namespace: string, name: string): string {
+  return `${serviceAccountUsernamePrefix}${namespace}:${name}`;
+}
+
+/** The user a service account authenticates as (kube's UserInfo for a service account). */
+export function serviceAccountUser(namespace: string, name: string, uid: string, extra?: Record<string, string[]>): UserInfo {
+  const user: UserInfo = { name: serviceAccountUsername(namespace, name), uid, groups: [allServiceAccountsGroup, `${serviceAccountGroupPrefix}${namespace}`] };
+  if (extra && Object.keys(extra).length) user.extra = extra;
+  return user;
+}
+
+interface Ref {
+  name: string;
+  uid: string;
+}
+
+/** What a token is issued for (kube's serviceaccount.Claims arguments). */
+export interface TokenClaimsInput {
+  namespace: string;
+  serviceAccount: Ref;
+  /** The Secret the token is bound to. */
+  secret?: Ref;
+  audiences: string[];
+  expirationSeconds: number;
+  now: Date;
+}
+
+/** kube's public and private claims of a service-account token (without `iss`, which the signer adds). */
+export function tokenClaims(input: TokenClaimsInput): Record<string, unknown> {
+  const now = Math.floor(input.now.getTime() / 1000);
+  const k8s: Record<string, unknown> = { namespace: input.namespace };
+  if (input.secret) k8s.secret = { name: input.secret.name, uid: input.secret.uid };
+  k8s.serviceaccount = { name: input.serviceAccount.name, uid: input.serviceAccount.uid };
+  return {
+    aud: input.audiences,
+    exp: now + input.expirationSeconds,
+    iat: now,
+    // Gate ServiceAccountTokenJTI (on in 1.32): every token has its own id.
+    jti: randomUUID(),
+    'kubernetes.io': k8s,
+    nbf: now,
+    sub: serviceAccountUsername(input.namespace, input.serviceAccount.name),
+  };
+}
+
+/** kube's key id: the unpadded base64url SHA-256 of the public key in DER SPKI form. */
+export function keyId(key: KeyObject): string {
+  const pub = key.type === 'private' ? createPublicKey(key) : key;
+  return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('base64url');
+}
+
+/** The JWS algorithm kube signs with for a key: RS256 for RSA, ES256/384/512 by curve. */
+export function signingAlgorithm(key: KeyObject): string {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'ec') {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    if (curve === 'prime256v1') return 'ES256';
+    if (curve === 'secp384r1') return 'ES384';
+    if (curve === 'secp521r1') return 'ES512';
+    throw new Error('unknown private key curve, must be 256, 384, or 521');
+  }
+  throw new Error(`unknown private key type ${key.asymmetricKeyType ?? 'secret'}, must be RSA or ECDSA`);
+}
+
+const pemBlock = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+
+/** The private key of a PEM file (--service-account-signing-key-file): RSA (PKCS#1 or #8) or EC. */
+export function parseSigningKey(pem: string, file: string): KeyObject {
+  for (const m of pem.matchAll(pemBlock)) {
+    if (!m[1]?.includes('PRIVATE KEY')) continue;
+    const key = createPrivateKey(m[0]);
+    signingAlgorithm(key);
+    return key;
+  }
+  throw new Error(`failed to parse service-account-signing-key-file: data does not contain any valid RSA or ECDSA private key (${file})`);
+}
+
+/**
+ * The verification keys of a PEM file (--service-account-key-file): public keys, certificates and
+ * private keys (their public half), as kube's keyutil.PublicKeysFromFile reads them.
+ */
+export function parseVerificationKeys(pem: string, file: string): KeyObject[] {
+  const keys: KeyObject[] = [];
+  for (const m of pem.matchAll(pemBlock)) {
+    const type = m[1] ?? '';
+    if (type === 'CERTIFICATE') keys.push(new X509Certificate(m[0]).publicKey);
+    else if (type.includes('PRIVATE KEY')) keys.push(createPublicKey(createPrivateKey(m[0])));
+    else if (type.includes('PUBLIC KEY')) keys.push(createPublicKey(m[0]));
+  }
+  const usable = keys.filter((k) => k.asymmetricKeyType === 'rsa' || k.asymmetricKeyType === 'ec');
+  if (!usable.length) throw new Error(`data does not contain any valid RSA or ECDSA public keys (${file})`);
+  return usable;
+}
+
+/** kube's JWTTokenGenerator: adds `iss` and signs with the key's algorithm and key id. */
+export class ServiceAccountTokenSigner {
+  private readonly alg: string;
+  private readonly kid: string;
+
+  constructor(
+    readonly issuer: string,
+    private readonly key: KeyObject,
+  ) {
+    this.alg = signingAlgorithm(key);
+    this.kid = keyId(key);
+  }
+
+  async sign(claims: Record<string, unknown>): Promise<string> {
+    return new SignJWT({ ...claims, iss: this.issuer }).setProtectedHeader({ alg: this.alg, kid: this.kid }).sign(this.key);
+  }
+}
+
+/** Reads the objects a token names (a lister or the registry); undefined when it does not exist. */
+export type ObjectLookup = (resource: 'serviceaccounts' | 'secrets', namespace: string, name: string) => Promise<KubeObject | undefined>;
+
+export interface ServiceAccountAuthenticatorOptions {
+  /** --service-account-issuer values: a token whose `iss` is none of them gets no opinion. */
+  issuers: string[];
+  /** --service-account-key-file keys (and the signing key's public half). */
+  keys: KeyObject[];
+  /** --api-audiences: a token must name one of them. */
+  audiences: string[];
+  lookup: ObjectLookup;
+  /** Each refusal's reason (never the token's contents). */
+  onFailure?: (reason: string) => void;
+  now?: () => Date;
+}
+
+interface PrivateClaims {
+  namespace?: unknown;
+  serviceaccount?: { name?: unknown; uid?: unknown };
+  secret?: { name?: unknown; uid?: unknown };
+}
+
+/** kube's go-jose leeway for exp, nbf and iat (jwt.DefaultLeeway). */
+const leewaySeconds = 60;
+
+/**
+ * kube's service-account token authenticator: a JWT whose issuer is one of --service-account-issuer,
+ * signed by one of the keys, for one of the API audiences, within its time window, whose service
+ * account (and bound Secret) still exist with the uids it names.
+ */
+export class ServiceAccountAuthenticator implements TokenAuthenticator {
+  private readonly keys: Array<{ kid: string; key: KeyObject }>;
+
+  constructor(private readonly opts: ServiceAccountAuthenticatorOptions) {
+    this.keys = opts.keys.map((key) => ({ kid: keyId(key), key }));
+  }
+
+  async authenticateToken(token: string): Promise<UserInfo | null> {
+    // Not a JWT of ours (unverified iss): another authenticator's token.
+    let iss: unknown;
+    let kid: string | undefined;
+    try {
+      iss = decodeJwt(token).iss;
+      kid = decodeProtectedHeader(token).kid;
+    } catch {
+      return null;
+    }
+    if (typeof iss !== 'string' || !this.opts.issuers.includes(iss)) return null;
+    try {
+      return await this.validate(token, kid);
+    } catch (e) {
+      const reason = (e as Error).message;
+      this.opts.onFailure?.(reason);
+      throw authenticationFailure(reason);
+    }
+  }
+
+  private async validate(token: string, kid: string | undefined): Promise<UserInfo> {
+    const candidates = kid && this.keys.some((k) => k.kid === kid) ? this.keys.filter((k) => k.kid === kid) : this.keys;
+    let payload: Uint8Array | undefined;
+    for (const { key } of candidates) {
+      try {
+        ({ payload } = await compactVerify(token, key));
+        break;
+      } catch {
+        // the next key
+      }
+    }
+    if (!payload) throw new Error('invalid signature');
+    const claims = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
+    const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
+    if (!aud.some((a) => this.opts.audiences.includes(a))) {
+      throw new Error(`token audiences ${goQuoteList(aud)} is invalid for the target audiences ${goQuoteList(this.opts.audiences)}`);
+    }
+    const now = Math.floor((this.opts.now?.() ?? new Date()).getTime() / 1000);
+    if (typeof claims.exp === 'number' && now > claims.exp + leewaySeconds) throw new Error('service account token has expired');
+    if (typeof claims.nbf === 'number' && now + leewaySeconds < claims.nbf) throw new Error('service account token is not valid yet');
+    if (typeof claims.iat === 'number' && now + leewaySeconds < claims.iat) throw new Error('service account token is issued in the future');
+    const k8s = claims['kubernetes.io'] as PrivateClaims | undefined;
+    if (!k8s || typeof k8s !== 'object') throw new Error('service account token claims could not be validated due to unexpected private claim');
+    const namespace = typeof k8s.namespace === 'string' ? k8s.namespace : '';
+    const sa = k8s.serviceaccount;
+    const saName = typeof sa?.name === 'string' ? sa.name : '';
+    const saUid = typeof sa?.uid === 'string' ? sa.uid : '';
+    if (!namespace || !saName || !saUid) throw new Error('service account token claims could not be validated due to unexpected private claim');
+    if (claims.sub !== serviceAccountUsername(namespace, saName)) throw new Error('service account token claims could not be validated due to unexpected private claim');
+
+    const account = await this.opts.lookup('serviceaccounts', namespace, saName);
+    if (!account || account.metadata.deletionTimestamp) throw new Error(`service account ${namespace}/${saName} has been deleted`);
+    if (account.metadata.uid !== saUid) throw new Error(`service account UID (${account.metadata.uid ?? ''}) does not match claim (${saUid})`);
+    if (k8s.secret) {
+      const secretName = typeof k8s.secret.name === 'string' ? k8s.secret.name : '';
+      const secretUid = typeof k8s.secret.uid === 'string' ? k8s.secret.uid : '';
+      const secret = secretName ? await this.opts.lookup('secrets', namespace, secretName) : undefined;
+      if (!secret || secret.metadata.deletionTimestamp) throw new Error('service account token has been invalidated');
+      if (secret.metadata.uid !== secretUid) throw new Error(`secret UID (${secret.metadata.uid ?? ''}) does not match service account secret ref claim (${secretUid})`);
+    }
+    const extra: Record<string, string[]> = {};
+    if (typeof claims.jti === 'string' && claims.jti) extra[credentialIdKey] = [`JTI=${claims.jti}`];
+    return serviceAccountUser(namespace, saName, saUid, extra);
+  }
+}
+
+/** Go's %q of a []string: ["a" "b"]. */
+function goQuoteList(xs: string[]): string {
+  return `[${xs.map((x) => JSON.stringify(x)).join(' ')}]`;
+}
+
+/**
+ * The issuer's public keys as a JWK set (kube's /openid/v1/jwks): each key with `use`, `kty`, `kid`,
+ * `alg`, then its parameters, in go-jose's field order.
+ */
+export function publicJwks(keys: KeyObject[]): { keys: Array<Record<string, string>> } {
+  return {
+    keys: keys.map((key) => {
+      const pub = key.type === 'private' ? createPublicKey(key) : key;
+      const jwk = pub.export({ format: 'jwk' }) as Record<string, string>;
+      const head = { use: 'sig', kty: jwk.kty as string, kid: keyId(pub) };
+      const alg = signingAlgorithm(pub);
+      return jwk.kty === 'EC'
+        ? { ...head, crv: jwk.crv as string, alg, x: jwk.x as string, y: jwk.y as string }
+        : { ...head, alg, n: jwk.n as string, e: jwk.e as string };
+    }),
+  };
+}
+
+/** kube's OpenID provider configuration of the service-account issuer (/.well-known/openid-configuration). */
+export function openIdConfiguration(issuer: string, jwksUri: string, keys: KeyObject[]): Record<string, unknown> {
+  return {
+    issuer,
+    jwks_uri: jwksUri,
+    response_types_supported: ['id_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...new Set(keys.map(signingAlgorithm))].sort(),
+  };
+}

@@ -1,0 +1,118 @@
+/** Service-account token claims, signing (kube's kid and algorithms) and the authenticator's checks. */
+import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import type { KubeObject } from '../../../../src/api';
+import {
+  ServiceAccountAuthenticator,
+  ServiceAccountTokenSigner,
+  keyId,
+  parseSigningKey,
+  parseVerificationKeys,
+  signingAlgorithm,
+  tokenClaims,
+} from '../../../../src/auth/authn/service-account';
+
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+const iss = 'https://kubernetes.default.svc.cluster.local';
+const now = new Date('2030-01-01T00:00:00Z');
+const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot', namespace: 'ns', uid: 'sa-uid' } } as KubeObject;
+const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', uid: 'secret-uid' } } as KubeObject;
+
+function authenticator(objects: KubeObject[], at = now): ServiceAccountAuthenticator {
+  return new ServiceAccountAuthenticator({
+    issuers: [iss, 'https://old.example'],
+    keys: [privateKey],
+    audiences: ['api'],
+    now: () => at,
+    lookup: async (resource, ns, name) =>
+      objects.find((o) => o.kind === (resource === 'secrets' ? 'Secret' : 'ServiceAccount') && o.metadata.namespace === ns && o.metadata.name === name),
+  });
+}
+
+const issue = (over: Partial<Parameters<typeof tokenClaims>[0]> = {}, signer = new ServiceAccountTokenSigner(iss, privateKey)) =>
+  signer.sign(tokenClaims({ namespace: 'ns', serviceAccount: { name: 'robot', uid: 'sa-uid' }, audiences: ['api'], expirationSeconds: 3600, now, ...over }));
+
+async function reason(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    return (e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : String(e);
+  }
+  throw new Error('accepted');
+}
+
+describe('claims and signing', () => {
+  test("kube's claims: sub, aud, iat = nbf, exp, jti, kubernetes.io with the account (and the secret)", async () => {
+    const token = await issue({ secret: { name: 's', uid: 'secret-uid' } });
+    const c = decodeJwt(token);
+    const t = now.getTime() / 1000;
+    expect(c).toEqual({
+      iss,
+      sub: 'system:serviceaccount:ns:robot',
+      aud: ['api'],
+      iat: t,
+      nbf: t,
+      exp: t + 3600,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      'kubernetes.io': { namespace: 'ns', secret: { name: 's', uid: 'secret-uid' }, serviceaccount: { name: 'robot', uid: 'sa-uid' } },
+    });
+  });
+
+  test('header: RS256 and the SHA-256 of the DER public key as kid, no typ', async () => {
+    const expected = createHash('sha256').update(createPublicKey(privateKey).export({ type: 'spki', format: 'der' })).digest('base64url');
+    expect(decodeProtectedHeader(await issue())).toEqual({ alg: 'RS256', kid: expected });
+    expect(keyId(privateKey)).toBe(expected);
+  });
+
+  test('EC keys sign with ES256/384/512; key files: private keys (PKCS#1 and #8), public keys', () => {
+    expect(signingAlgorithm(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey)).toBe('ES256');
+    expect(signingAlgorithm(generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey)).toBe('ES384');
+    const pkcs1 = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    expect(keyId(parseSigningKey(pkcs1, 'k'))).toBe(keyId(privateKey));
+    const keys = parseVerificationKeys(pkcs1 + other.export({ type: 'pkcs8', format: 'pem' }).toString(), 'k');
+    expect(keys.map(keyId)).toEqual([keyId(privateKey), keyId(other)]);
+    expect(() => parseVerificationKeys('nothing', 'k.pem')).toThrow('data does not contain any valid RSA or ECDSA public keys (k.pem)');
+  });
+});
+
+describe('ServiceAccountAuthenticator', () => {
+  test('accepts a valid token as the account: groups and credential-id', async () => {
+    const token = await issue();
+    const user = await authenticator([sa]).authenticateToken(token);
+    expect(user).toEqual({
+      name: 'system:serviceaccount:ns:robot',
+      uid: 'sa-uid',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'],
+      extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${decodeJwt(token).jti as string}`] },
+    });
+  });
+
+  test('no opinion on tokens of other issuers or that are no JWT', async () => {
+    const foreign = await new ServiceAccountTokenSigner('https://elsewhere', privateKey).sign({ sub: 'x' });
+    expect(await authenticator([sa]).authenticateToken(foreign)).toBeNull();
+    expect(await authenticator([sa]).authenticateToken('opaque-token')).toBeNull();
+  });
+
+  test("refusals, with kube's reasons", async () => {
+    const a = authenticator([sa]);
+    expect(await reason(a.authenticateToken(await issue({}, new ServiceAccountTokenSigner(iss, other))))).toBe('invalid signature');
+    expect(await reason(a.authenticateToken(await issue({ audiences: ['x', 'y'] })))).toBe('token audiences ["x" "y"] is invalid for the target audiences ["api"]');
+    expect(await reason(authenticator([sa], new Date(now.getTime() + 3661_000)).authenticateToken(await issue()))).toBe('service account token has expired');
+    expect(await reason(authenticator([sa], new Date(now.getTime() - 61_000)).authenticateToken(await issue()))).toBe('service account token is not valid yet');
+    expect(await reason(authenticator([]).authenticateToken(await issue()))).toBe('service account ns/robot has been deleted');
+    expect(await reason(a.authenticateToken(await issue({ serviceAccount: { name: 'robot', uid: 'old' } })))).toBe('service account UID (sa-uid) does not match claim (old)');
+    expect(await reason(a.authenticateToken(await issue({ secret: { name: 's', uid: 'secret-uid' } })))).toBe('service account token has been invalidated');
+    expect(await reason(authenticator([sa, secret]).authenticateToken(await issue({ secret: { name: 's', uid: 'old' } })))).toBe(
+      'secret UID (secret-uid) does not match service account secret ref claim (old)',
+    );
+    const noPrivate = await new SignJWT({ iss, sub: 'system:serviceaccount:ns:robot', aud: ['api'] }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
+    expect(await reason(a.authenticateToken(noPrivate))).toBe('service account token claims could not be validated due to unexpected private claim');
+  });
+
+  test('a token within its window, a bound secret that exists, an older issuer still accepted', async () => {
+    expect(await authenticator([sa, secret]).authenticateToken(await issue({ secret: { name: 's', uid: 'secret-uid' } }))).not.toBeNull();
+    const old = await issue({}, new ServiceAccountTokenSigner('https://old.example', privateKey));
+    expect((await authenticator([sa]).authenticateToken(old))?.name).toBe('system:serviceaccount:ns:robot');
+  });
+});
