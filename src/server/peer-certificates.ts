@@ -17,23 +17,24 @@ interface RequestLike {
 
 /** The presented chain, leaf first; empty without TLS, without a client certificate, or on a closed connection. */
 export function peerCertificatesOf(req: RequestLike): readonly X509Certificate[] {
-  let socket: Partial<TLSSocket> | undefined;
+  // Every access to an HTTP/2 session's socket may throw once the socket is gone (Node's proxy):
+  // all of them stay inside the try, so a closed connection reads as no certificate, never a 500.
   try {
-    socket = (req.httpVersionMajor === 2 ? req.stream?.session?.socket : req.socket) as Partial<TLSSocket> | undefined;
+    const socket = (req.httpVersionMajor === 2 ? req.stream?.session?.socket : req.socket) as Partial<TLSSocket> | undefined;
+    if (!socket || typeof socket.getPeerCertificate !== 'function') return none;
+    const cached = byConnection.get(socket);
+    if (cached) return cached;
+    let chain: readonly X509Certificate[] = none;
+    try {
+      chain = chainOf(socket.getPeerCertificate(true));
+    } catch {
+      chain = none;
+    }
+    byConnection.set(socket, chain);
+    return chain;
   } catch {
-    return none; // an HTTP/2 session whose socket is gone
+    return none;
   }
-  if (!socket || typeof socket.getPeerCertificate !== 'function') return none;
-  const cached = byConnection.get(socket);
-  if (cached) return cached;
-  let chain: readonly X509Certificate[] = none;
-  try {
-    chain = chainOf(socket.getPeerCertificate(true));
-  } catch {
-    chain = none;
-  }
-  byConnection.set(socket, chain);
-  return chain;
 }
 
 /** Node's detailed certificate links each certificate to its issuer (the last one to itself). */

@@ -4,6 +4,7 @@
  * every assertion runs on both paths (where kube answers differently, each path's answer is asserted).
  * Watch semantics are in watch-semantics.test.ts.
  */
+import { until } from '../support/until';
 import { HttpResult } from '../support/api-server';
 import { useTestEtcd, useTestServer } from '../support/server-fixture';
 import { cause, expectStatus, failure, StatusBody } from '../support/kube-status';
@@ -69,6 +70,9 @@ describe.each([{ watchCache: true }, { watchCache: false }])('resourceVersion se
     const name = `rv-${watchCache ? 'c' : 'e'}-${++nsCount}`;
     const r = await srv.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
     expect(r.status).toBe(201);
+    // The service-account controller writes the namespace's default ServiceAccount soon after: wait
+    // for it, so no later write moves etcd's revision under a test that names it.
+    await until(`the default ServiceAccount of ${name}`, async () => (await srv.request('GET', `/api/v1/namespaces/${name}/serviceaccounts/default`)).status === 200);
     return name;
   }
   async function createSecret(ns: string, name: string, value = 'v1'): Promise<Obj> {

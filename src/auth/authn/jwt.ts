@@ -6,7 +6,7 @@
  *   gets no opinion: the next authenticator is asked.
  * - Keys: the OIDC discovery document (`discoveryURL`, else `<url>/.well-known/openid-configuration`),
  *   whose `issuer` must be `url`, then its `jwks_uri`, both over HTTPS trusting
- *   `certificateAuthority` (else the system roots). Fetched in the background until they load
+ *   `certificateAuthority` (else Node's bundled Mozilla roots, not the host's store: an IdP behind a CA installed only on the host needs certificateAuthority). Fetched in the background until they load
  *   (until then a token for the issuer is refused, as kube's "authenticator not initialized"), and
  *   fetched again when a token names a key the set does not hold (at most every 10 s).
  * - Checks as go-oidc and kube make them: signature (RS/ES/PS 256/384/512), `exp` (no leeway; a
@@ -64,7 +64,7 @@ function untrustedIssuer(token: string): string | undefined {
   }
 }
 
-/** GET a JSON document over HTTPS trusting `ca` (PEM) or the system roots. */
+/** GET a JSON document over HTTPS trusting `ca` (PEM) or Node's bundled roots. */
 function getJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const req = https.get(url, { ...(ca ? { ca } : {}), timeout: timeoutMs, headers: { accept: 'application/json' } }, (res) => {
@@ -130,6 +130,8 @@ export class JwtAuthenticator implements TokenAuthenticator {
   private keys: ReturnType<typeof createLocalJWKSet> | undefined;
   private jwksUri: string | undefined;
   private lastRefresh = 0;
+  /** The key-set fetch in flight, shared by every request that meets an unknown key meanwhile. */
+  private refreshing: Promise<void> | undefined;
   private initialising: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -202,15 +204,30 @@ export class JwtAuthenticator implements TokenAuthenticator {
     try {
       return (await compactVerify(token, this.keys, { algorithms: validSigningAlgorithms })).payload;
     } catch (e) {
-      if (e instanceof joseErrors.JWKSNoMatchingKey && Date.now() - this.lastRefresh > 10_000) {
-        // A key the issuer rotated in: fetch the set again once, as go-oidc's remote key set does.
+      if (e instanceof joseErrors.JWKSNoMatchingKey && (this.refreshing || Date.now() - this.lastRefresh > 10_000)) {
+        // A key the issuer rotated in: fetch the set again, one fetch shared by every request that
+        // asks meanwhile, and at most one attempt per 10 s even when it fails (go-oidc's remote key set).
+        if (!this.refreshing) {
+          this.lastRefresh = Date.now();
+          this.refreshing = this.loadKeys().finally(() => (this.refreshing = undefined));
+        }
         try {
-          await this.loadKeys();
+          await this.refreshing;
         } catch (le) {
           throw new Refused(`oidc: verify token: fetching keys ${(le as Error).message}`);
         }
-        return this.verifySignature(token);
+        return this.verifySignatureOnce(token);
       }
+      throw new Refused(`oidc: verify token: failed to verify signature: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** After a refresh: the keys as they now are, without another fetch. */
+  private async verifySignatureOnce(token: string): Promise<Uint8Array> {
+    if (!this.keys) throw new Refused('oidc: authenticator not initialized');
+    try {
+      return (await compactVerify(token, this.keys, { algorithms: validSigningAlgorithms })).payload;
+    } catch (e) {
       throw new Refused(`oidc: verify token: failed to verify signature: ${e instanceof Error ? e.message : String(e)}`);
     }
   }

@@ -212,6 +212,7 @@ function timeError(c: ParsedCertificate, now: Date): CertificateVerifyError | un
 
 /** Go's CheckSignatureFrom: the parent must be allowed to sign, the algorithm secure, the signature good. */
 function signatureError(child: ParsedCertificate, parent: ParsedCertificate): CertificateVerifyError | undefined {
+  // Intermediates reach here only as CAs; a v1 root (no basic constraints) may sign, as in Go.
   if (parent.version >= 3 && !parent.isCa) return new CertificateVerifyError('x509: invalid signature: parent certificate cannot sign this kind of certificate');
   const insecure = INSECURE_SIGNATURES[child.signatureAlgorithm];
   if (insecure) return new CertificateVerifyError(`x509: cannot verify signature: insecure algorithm ${insecure}`);
@@ -276,8 +277,9 @@ export function verifyClientChain(
         else build([...chain, candidate]);
       };
       for (const r of roots) consider(r, true);
+      // Go's isValid: an intermediate must be a CA by its basic constraints; only roots may be v1.
       for (const i of intermediates) {
-        if (!i.isCa && i.version >= 3) continue;
+        if (!i.isCa) continue;
         consider(i, false);
       }
     };
@@ -320,11 +322,27 @@ export interface X509AuthenticatorOptions {
  */
 export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator {
   const roots = opts.roots.map(parseCertificate);
+  /**
+   * What a presented chain (one array per connection: peer-certificates.ts) verified to, and until
+   * when the answer holds: a success while every certificate of its chain is in its validity window,
+   * a refusal for a minute. Verifying large keys again on every request of a keep-alive connection
+   * would let a client spend the event loop (kube verifies per request, but on parallel goroutines).
+   */
+  const verdicts = new WeakMap<readonly X509Certificate[], { from: number; until: number; user: UserInfo | null } | { until: number; failure: string }>();
   return {
     authenticate: async (req: AuthRequest) => {
       const presented = req.peerCertificates?.() ?? [];
       const first = presented[0];
       if (first === undefined) return null;
+      const nowMs = (opts.now?.() ?? new Date()).getTime();
+      const known = verdicts.get(presented);
+      if (known && nowMs <= known.until && (!('from' in known) || nowMs >= known.from)) {
+        if ('failure' in known) {
+          opts.onFailure?.(known.failure);
+          throw errors.unauthorized();
+        }
+        return known.user;
+      }
       let leaf: ParsedCertificate;
       let chains: ParsedCertificate[][];
       try {
@@ -346,14 +364,21 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
         } catch {
           id = '';
         }
-        opts.onFailure?.(`verifying certificate${id} failed: ${what}`);
+        const failure = `verifying certificate${id} failed: ${what}`;
+        verdicts.set(presented, { until: nowMs + 60_000, failure });
+        opts.onFailure?.(failure);
         throw errors.unauthorized();
       }
+      let user: UserInfo | null = null;
       for (const chain of chains) {
-        const user = userFromCertificate(chain[0] as ParsedCertificate);
-        if (user) return user;
+        user = userFromCertificate(chain[0] as ParsedCertificate);
+        if (user) break;
       }
-      return null;
+      const all = chains.flat();
+      const from = Math.max(...all.map((c) => c.notBefore.getTime()));
+      const until = Math.min(...all.map((c) => c.notAfter.getTime()));
+      verdicts.set(presented, { from, until, user });
+      return user;
     },
   };
 }

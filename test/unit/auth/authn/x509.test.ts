@@ -50,6 +50,12 @@ pki.issue('not-ca', { ca: 'root', subj: '/CN=not-ca', ext: 'basicConstraints=cri
 pki.issue('server-inter', { ca: 'root', subj: '/CN=server-inter', ext: `${CA_EXT}extendedKeyUsage=serverAuth\n` });
 pki.issue('leaf-of-server-inter', { ca: 'server-inter', subj: '/CN=y' });
 
+// A v1 client certificate (no extensions at all) used to sign a forged admin leaf: Go refuses any
+// intermediate that is not a CA (basic constraints), so this chain never verifies.
+pki.issue('v1-jane', { ca: 'root', subj: '/CN=jane', ext: '' });
+(pki as unknown as { writeCaConfig(name: string): void }).writeCaConfig('v1-jane');
+pki.issue('forged-by-v1', { ca: 'v1-jane', subj: '/O=system:masters/CN=admin' });
+
 const cert = (name: string): ParsedCertificate => parseCertificate(new X509Certificate(pki.read(`${name}.crt`)));
 const roots = [cert('root')];
 const verify = (name: string, intermediates: string[] = [], rs = roots, now = NOW) => verifyClientChain(cert(name), intermediates.map(cert), rs, now);
@@ -83,6 +89,12 @@ describe('userFromCertificate (kube CommonNameUserConversion)', () => {
 });
 
 describe('verifyClientChain (Go x509.Verify, ExtKeyUsageClientAuth)', () => {
+  test('a v1 certificate is never an intermediate: a leaf it signed does not verify (only roots may be v1)', () => {
+    expect(cert('v1-jane').version).toBe(1);
+    expect(verify('v1-jane').map((c) => c.map((x) => x.commonName))).toEqual([['jane', 'root']]);
+    expect(() => verify('forged-by-v1', ['v1-jane'])).toThrow(/^x509: certificate signed by unknown authority/);
+  });
+
   test('a leaf issued by a root verifies into [leaf, root]', () => {
     const chains = verify('alice');
     expect(chains.map((c) => c.map((x) => x.commonName))).toEqual([['alice', 'root']]);
@@ -168,5 +180,29 @@ describe('x509Authenticator', () => {
     expect(isApiError(e) && e.status).toMatchObject({ code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatch(/^verifying certificate SN=\d+ failed: x509: certificate has expired/);
+  });
+});
+
+describe('verdicts kept per connection', () => {
+  test('a chain is verified once per connection while its certificates are valid; a refusal is remembered for a minute', async () => {
+    let now = new Date();
+    const failures: string[] = [];
+    const auth = x509Authenticator({ roots: [new X509Certificate(pki.read('root.crt'))], now: () => now, onFailure: (m) => failures.push(m) });
+    const good = [new X509Certificate(pki.read('alice.crt'))];
+    const bad = [new X509Certificate(pki.read('stranger.crt'))];
+    const spy = jest.spyOn(X509Certificate.prototype, 'verify');
+    try {
+      expect((await auth.authenticate({ headers: {}, peerCertificates: () => good }))?.name).toBe('alice');
+      const calls = spy.mock.calls.length;
+      expect((await auth.authenticate({ headers: {}, peerCertificates: () => good }))?.name).toBe('alice');
+      expect(spy.mock.calls.length).toBe(calls);
+      for (let i = 0; i < 2; i++) await expect(auth.authenticate({ headers: {}, peerCertificates: () => bad })).rejects.toMatchObject({ code: 401 });
+      expect(failures).toHaveLength(2);
+      // Past the leaf's end the remembered success no longer holds: verified again, and refused.
+      now = new Date(now.getTime() + 40 * 86400_000);
+      await expect(auth.authenticate({ headers: {}, peerCertificates: () => good })).rejects.toMatchObject({ code: 401 });
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
