@@ -7,6 +7,7 @@
  */
 import { createHash, KeyObject, sign } from 'node:crypto';
 import { isIP } from 'node:net';
+import { children, readTlv, type Tlv } from '../api/der';
 
 /** What to put into a certificate. */
 export interface CertificateSpec {
@@ -173,42 +174,6 @@ function tlv(tag: number, value: Buffer): Buffer {
     len = Buffer.from([0x80 | bytes.length, ...bytes]);
   }
   return Buffer.concat([Buffer.from([tag]), len, value]);
-}
-
-interface Tlv {
-  tag: number;
-  /** The whole element (tag, length, value). */
-  raw: Buffer;
-  value: Buffer;
-}
-
-function readTlv(buf: Buffer, at: number): Tlv {
-  const tag = buf[at];
-  let lenByte = buf[at + 1];
-  if (tag === undefined || lenByte === undefined) throw new Error('buildCertificate: truncated DER');
-  let offset = at + 2;
-  let length = lenByte;
-  if (lenByte & 0x80) {
-    const count = lenByte & 0x7f;
-    length = 0;
-    for (let i = 0; i < count; i++) {
-      lenByte = buf[offset++];
-      if (lenByte === undefined) throw new Error('buildCertificate: truncated DER');
-      length = length * 256 + lenByte;
-    }
-  }
-  if (offset + length > buf.length) throw new Error('buildCertificate: truncated DER');
-  return { tag, raw: buf.subarray(at, offset + length), value: buf.subarray(offset, offset + length) };
-}
-
-function children(t: Tlv): Tlv[] {
-  const out: Tlv[] = [];
-  for (let at = 0; at < t.value.length; ) {
-    const c = readTlv(t.value, at);
-    out.push(c);
-    at += c.raw.length;
-  }
-  return out;
 }
 
 /** The TBSCertificate's fields: [version], serial, signature, issuer, validity, subject, spki, … */

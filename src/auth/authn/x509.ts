@@ -15,6 +15,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { errors } from '../../api';
+import { children, readTlv, type Tlv } from '../../api/der';
 import type { AuthRequest, Authenticator, UserInfo } from './types';
 
 /** kube's user.CredentialIDKey: the extra key naming the credential a user authenticated with. */
@@ -381,44 +382,6 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
       return user;
     },
   };
-}
-
-// --- a minimal DER reader (bounds-checked; throws on truncation) ---
-
-interface Tlv {
-  tag: number;
-  raw: Buffer;
-  value: Buffer;
-}
-
-function readTlv(buf: Buffer, at: number): Tlv {
-  const tag = buf[at];
-  const first = buf[at + 1];
-  if (tag === undefined || first === undefined) throw new Error('truncated DER');
-  let offset = at + 2;
-  let length = first;
-  if (first & 0x80) {
-    const count = first & 0x7f;
-    if (count === 0 || count > 4) throw new Error('unsupported DER length');
-    length = 0;
-    for (let i = 0; i < count; i++) {
-      const b = buf[offset++];
-      if (b === undefined) throw new Error('truncated DER');
-      length = length * 256 + b;
-    }
-  }
-  if (offset + length > buf.length) throw new Error('truncated DER');
-  return { tag, raw: buf.subarray(at, offset + length), value: buf.subarray(offset, offset + length) };
-}
-
-function children(t: Tlv): Tlv[] {
-  const out: Tlv[] = [];
-  for (let at = 0; at < t.value.length; ) {
-    const c = readTlv(t.value, at);
-    out.push(c);
-    at += c.raw.length;
-  }
-  return out;
 }
 
 function decodeOid(bytes: Buffer): string {
