@@ -131,7 +131,9 @@ export const errors = {
 
   unauthorized: (message = 'Unauthorized') => make(401, 'Unauthorized', message),
 
+  /** apimachinery's NewForbidden: without a group or resource (a non-resource request) the message is `forbidden: <reason>`. */
   forbidden: (gr: GroupResource, name: string, reason: string) => {
+    if (!gr.group && !gr.resource) return make(403, 'Forbidden', `forbidden: ${reason}`, grDetails(gr, name));
     const what = name ? `${groupResourceString(gr)} ${goQuote(name)}` : groupResourceString(gr);
     return make(403, 'Forbidden', `${what} is forbidden: ${reason}`, grDetails(gr, name));
   },

@@ -22,5 +22,6 @@ export function forbiddenMessage(a: AuthorizationAttributes): string {
 /** 403 Forbidden for `a`, the authorizer's reason (if any) after a colon; details name the group, resource and name. */
 export function forbiddenError(a: AuthorizationAttributes, reason = ''): ApiError {
   const msg = sanitize(forbiddenMessage(a));
-  return errors.forbidden({ group: a.apiGroup, resource: a.resource }, a.name, reason ? `${msg}: ${reason}` : msg);
+  const err = reason ? `${msg}: ${reason}` : msg;
+  return errors.forbidden({ group: a.apiGroup, resource: a.resource }, a.name, err);
 }
