@@ -39,7 +39,7 @@ export class DocObject {
 export type DocValue = null | boolean | string | DocNumber | DocValue[] | DocObject;
 
 /** The JSON type name Go's UnmarshalTypeError gives a value. */
-function jsonKind(v: DocValue): string {
+export function jsonKind(v: DocValue): string {
   if (v === null) return 'null';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string') return 'string';
@@ -140,7 +140,7 @@ export function docFromPlain(root: unknown, maxNodes: number): DocValue {
 
 
 /** A DocValue as a plain JSON value (the last of repeated keys wins). */
-export function plainFromDoc(v: DocValue): unknown {
+function plainFromDoc(v: DocValue): unknown {
   if (v instanceof DocNumber) return v.value;
   if (Array.isArray(v)) return v.map(plainFromDoc);
   if (v instanceof DocObject) {

@@ -5,7 +5,7 @@
  * group's validation errors at once, and lets each group fill its part of the config.
  */
 import * as path from 'node:path';
-import { goQuote } from '../api';
+import { aggregateMessages, goQuote } from '../api';
 import { ApplyContext, newServerRunOptions, optionsGroups, ServerRunOptions } from './options';
 import { FlagError, FlagSection, FlagSpec, parseArgs, parseGoBool, printSections } from './pflag';
 import type { ServerConfig } from './server-config';
@@ -13,7 +13,7 @@ import type { ServerConfig } from './server-config';
 export type { ServerConfig } from './server-config';
 
 /** The command name used in messages and usage. */
-export const COMMAND_NAME = 'platform-apiserver';
+const COMMAND_NAME = 'platform-apiserver';
 
 /** What `--help` prints above the usage (cobra's Long). */
 const LONG_DESCRIPTION = `${COMMAND_NAME} serves the Kubernetes API as kube-apiserver v1.32 does, storing objects
@@ -46,12 +46,6 @@ function flagSections(options: ServerRunOptions, help: FlagSpec): FlagSection[] 
   return [...sections].map(([name, flags]) => ({ name, flags }));
 }
 
-/** apimachinery's utilerrors.NewAggregate(errs).Error(): one message as is; several deduplicated in brackets. */
-export function aggregateMessage(messages: readonly string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? (unique[0] as string) : `[${unique.join(', ')}]`;
-}
-
 /**
  * Parses kube-apiserver style flags into a fully resolved ServerConfig (absolute paths, dependent
  * defaults filled). Throws FlagError (one line, pflag's wording) for an unknown flag, a missing value,
@@ -72,7 +66,7 @@ export function parseFlags(argv: readonly string[], opts: ParseFlagsOptions = {}
       throw new FlagError(`${goQuote(COMMAND_NAME)} does not take any arguments, got ${got}`);
     }
     const errors = groups.flatMap((g) => g.validate());
-    if (errors.length > 0) throw new FlagError(aggregateMessage(errors));
+    if (errors.length > 0) throw new FlagError(aggregateMessages(errors));
   }
   const cwd = opts.cwd ?? process.cwd();
   const abs = (p: string): string => path.resolve(cwd, p);

@@ -34,9 +34,8 @@ export interface FlagSpec {
   shorthand?: string;
   /** Type name shown in usage, as pflag shows it ('' for bool). */
   typeName: string;
-  /** Default shown in usage ('' → not shown); `quoteDefault` renders it as Go's %q. */
+  /** Default shown in usage ('' → not shown); a `string` flag's is shown as Go's %q, as pflag does. */
   defaultText: string;
-  quoteDefault?: boolean;
   help: string;
   /** Bool flags take no separate argument (pflag's NoOptDefVal "true"). */
   isBool?: boolean;
@@ -173,14 +172,14 @@ export function parseArgs(specs: readonly FlagSpec[], argv: readonly string[]): 
 }
 
 /** pflag's FlagUsages: one line per flag, sorted by name, help aligned, `(default …)` when not zero. */
-export function flagUsages(specs: readonly FlagSpec[]): string {
+function flagUsages(specs: readonly FlagSpec[]): string {
   const rows = [...specs]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((f) => {
       let left = f.shorthand ? `  -${f.shorthand}, --${f.name}` : `      --${f.name}`;
       if (f.typeName) left += ` ${f.typeName}`;
       let right = f.help;
-      if (f.defaultText) right += ` (default ${f.quoteDefault ? goQuote(f.defaultText) : f.defaultText})`;
+      if (f.defaultText) right += ` (default ${f.typeName === 'string' ? goQuote(f.defaultText) : f.defaultText})`;
       return { left, right };
     });
   const width = Math.max(0, ...rows.map((r) => r.left.length));

@@ -29,8 +29,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { FieldError, aggregateMessages, fieldErrorString, goJsonScan, scanJson } from '../api';
-import { DocObject, DocValue, Shape, ShapeNode, docFromPlain, parseJsonDoc, strictDecode, zeroOf } from './config-decode';
+import { FieldError, aggregateMessages, fieldErrorString, goJsonScan, scanJson, unmarshalTypeMessage } from '../api';
+import { DocObject, DocValue, Shape, ShapeNode, docFromPlain, jsonKind, parseJsonDoc, strictDecode, zeroOf } from './config-decode';
 import { decodeConfigYaml, maxYamlDepth, maxYamlNodes } from './config-yaml';
 
 export { s } from './config-decode';
@@ -216,16 +216,18 @@ function convert<T>(version: ConfigVersion<T>, versioned: unknown): T {
   }
 }
 
+/** kube's json serializer failing to read apiVersion and kind (SimpleMetaFactory.Interpret). */
+const kindError = (why: string): ConfigDecodeError => new ConfigDecodeError(`couldn't get version/kind; json parse error: ${why}`);
+
 /** The file as the JSON document kube's serializer works on, and (YAML) go-yaml's repeated keys. */
 function readDocument(text: string): { doc: DocValue; yamlDuplicates: string[] } {
   if (JSON_START.test(text)) {
-    const fail = (why: string) => new ConfigDecodeError(`couldn't get version/kind; json parse error: ${why}`);
     const depth = scanJson(text);
-    if (depth.depthError) throw fail(depth.depthError);
+    if (depth.depthError) throw kindError(depth.depthError);
     // Our limit, not kube's (10000): the decoders below recurse per level.
-    if (depth.depth > maxYamlDepth) throw fail(`nesting deeper than ${maxYamlDepth} levels`);
+    if (depth.depth > maxYamlDepth) throw kindError(`nesting deeper than ${maxYamlDepth} levels`);
     const scan = goJsonScan(Buffer.from(text, 'utf8'));
-    if ('error' in scan) throw fail(scan.error);
+    if ('error' in scan) throw kindError(scan.error);
     return { doc: parseJsonDoc(text), yamlDuplicates: [] };
   }
   try {
@@ -243,23 +245,16 @@ function readDocument(text: string): { doc: DocValue; yamlDuplicates: string[] }
 function interpret(doc: DocValue): { apiVersion: string; kind: string } {
   const out = { apiVersion: '', kind: '' };
   if (doc === null) return out;
-  const fail = (why: string) => new ConfigDecodeError(`couldn't get version/kind; json parse error: ${why}`);
-  if (!(doc instanceof DocObject)) {
-    const k = typeof doc === 'string' ? 'string' : typeof doc === 'boolean' ? 'bool' : Array.isArray(doc) ? 'array' : 'number';
-    throw fail(`json: cannot unmarshal ${k} into Go value of type ${findKindType}`);
-  }
+  if (!(doc instanceof DocObject)) throw kindError(unmarshalTypeMessage(jsonKind(doc), findKindType));
   let typeError: string | undefined;
   for (const [key, v] of doc.entries) {
     const lower = key.toLowerCase();
     const field = lower === 'apiversion' ? 'apiVersion' : lower === 'kind' ? 'kind' : undefined;
     if (!field || v === null) continue;
     if (typeof v === 'string') out[field] = v;
-    else {
-      const k = typeof v === 'boolean' ? 'bool' : Array.isArray(v) ? 'array' : v instanceof DocObject ? 'object' : 'number';
-      typeError ??= `json: cannot unmarshal ${k} into Go struct field .${field} of type string`;
-    }
+    else typeError ??= unmarshalTypeMessage(jsonKind(v), 'string', { struct: '', name: field });
   }
-  if (typeError) throw fail(typeError);
+  if (typeError) throw kindError(typeError);
   return out;
 }
 
@@ -293,7 +288,7 @@ export type ConfigSource = { path: string } | { text: string | Buffer; path?: st
  * `invalid <Kind> in file "<path>": <detail>` (validation); without a path, `failed to load
  * <Kind>: …` / `invalid <Kind>: …`.
  */
-export function defaultFileError(p: ConfigProblem): string {
+function defaultFileError(p: ConfigProblem): string {
   const where = p.path === undefined ? '' : ` ${p.stage === 'validate' ? 'in' : 'from'} file "${p.path}"`;
   return p.stage === 'validate' ? `invalid ${p.kind}${where}: ${p.detail}` : `failed to load ${p.kind}${where}: ${p.detail}`;
 }

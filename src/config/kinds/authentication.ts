@@ -195,7 +195,7 @@ function validateIssuer(a: JWTAuthenticatorConfig, p: FieldPath, disallowed: str
 }
 
 /** The certificates of a PEM bundle (client-go's cert.ParseCertsPEM), or undefined when none parse. */
-export function pemCertificates(pem: string): string[] | undefined {
+function pemCertificates(pem: string): string[] | undefined {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   const out: string[] = [];
   for (const b of blocks) {

@@ -8,7 +8,7 @@ import type { ServerConfig } from '../server-config';
 import type { OptionsGroup } from './group';
 
 /** k8s.io/component-base cliflag ConfigurationMap Set: `k=v,k2` (bare key → ''); keys and values trimmed. */
-export function parseConfigurationMap(value: string, into: Map<string, string>): void {
+function parseConfigurationMap(value: string, into: Map<string, string>): void {
   for (const item of value.split(',')) {
     if (item.length === 0) continue;
     const eq = item.indexOf('=');

@@ -15,7 +15,7 @@ type EtcdConfig = Pick<
 >;
 
 /** An etcd server URL: http or https with a host. */
-export function parseEtcdServerUrl(s: string): string {
+function parseEtcdServerUrl(s: string): string {
   let u: URL;
   try {
     u = new URL(s);
@@ -65,7 +65,7 @@ export class EtcdOptions implements OptionsGroup {
         set: (v) => { this.etcdKeyFile = v; },
       },
       {
-        name: 'etcd-prefix', typeName: 'string', defaultText: '/registry', quoteDefault: true,
+        name: 'etcd-prefix', typeName: 'string', defaultText: '/registry',
         help: 'The prefix to prepend to all resource paths in etcd.',
         set: (v) => { this.etcdPrefix = v; },
       },

@@ -11,7 +11,7 @@ import type { OptionsGroup } from './group';
 type GenericConfig = Pick<ServerConfig, 'requestTimeoutMs' | 'maxRequestsInflight' | 'maxMutatingRequestsInflight' | 'featureGates'>;
 
 /** k8s.io/component-base featuregate Set: `A=true,B=false`; empty items skipped; keys and values trimmed. */
-export function parseFeatureGates(value: string, into: Map<string, boolean>): void {
+function parseFeatureGates(value: string, into: Map<string, boolean>): void {
   const parsed = new Map<string, boolean>();
   for (const item of value.split(',')) {
     if (item.length === 0) continue;

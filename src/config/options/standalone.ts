@@ -20,7 +20,7 @@ export class StandaloneOptions implements OptionsGroup {
   flags(): FlagSpec[] {
     return [
       {
-        name: 'data-dir', typeName: 'string', defaultText: './.data', quoteDefault: true,
+        name: 'data-dir', typeName: 'string', defaultText: './.data',
         help: 'The directory holding the embedded etcd data, generated certificates, the admin kubeconfig and generated tokens.',
         set: (v) => {
           if (v === '') throw new FlagValueError('must not be empty');

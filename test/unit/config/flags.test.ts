@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { aggregateMessage, FlagError, formatGoDuration, help, parseFlags, parseGoDuration, parseGoDurationNanos, usage } from '../../../src/config';
+import { aggregateMessages as aggregateMessage } from '../../../src/api';
+import { FlagError, formatGoDuration, help, parseFlags, parseGoDuration, parseGoDurationNanos, usage } from '../../../src/config';
 
 const cwd = '/srv/apiserver';
 const parse = (...argv: string[]) => parseFlags(argv, { cwd });
