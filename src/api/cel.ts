@@ -14,8 +14,17 @@ export interface CompiledCel {
   readonly expression: string;
   /** Whether the expression reads `claims.<field>` (kube's hasSelectExp, for the email rules). */
   selects(field: string): boolean;
-  /** Runs the expression; throws Error with the evaluation's message. */
-  evaluate(value: unknown): CelResultValue;
+  /** Runs the expression over `input` (see celInput); throws Error with the evaluation's message. */
+  evaluate(input: CelInput): CelResultValue;
+}
+
+declare const celInputBrand: unique symbol;
+/** A value converted for CEL once (celInput), then handed to every expression that reads it. */
+export type CelInput = { readonly [celInputBrand]: true };
+
+/** Converts a JSON value (claims) or a user for CEL: objects as Maps, integral numbers as int. */
+export function celInput(value: unknown): CelInput {
+  return toCelInput(value) as CelInput;
 }
 
 /** A CEL result as plain JS: string, boolean, number/bigint, null, arrays and Maps. */
@@ -80,8 +89,7 @@ function scan(root: ExprNode): { free: Set<string>; selects: Set<string> } {
   return { free, selects };
 }
 
-/** A JSON value (claims) or a user as CEL input: objects as Maps, integral numbers as int. */
-export function toCelInput(v: unknown): unknown {
+function toCelInput(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(toCelInput);
   if (v !== null && typeof v === 'object') return new Map(Object.entries(v).map(([k, x]) => [k, toCelInput(x)]));
   if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
@@ -115,8 +123,8 @@ export function compileCel(expression: string, variable: CelVariable): CompiledC
   return {
     expression,
     selects: (field) => selects.has(`${variable}.${field}`),
-    evaluate: (value) => {
-      const r = program({ [variable]: toCelInput(value) } as never);
+    evaluate: (input) => {
+      const r = program({ [variable]: input } as never);
       if (isCelError(r)) throw new Error(r.message);
       return fromCel(r);
     },

@@ -2,8 +2,13 @@
  * A minimal DER reader (tag, length, value), bounds-checked: throws Error on truncation or a length
  * of more than four bytes. Used to read certificates (auth/authn/x509.ts) and to assemble the ones
  * the server generates (server/certificate-builder.ts); Node's X509Certificate does not expose the
- * raw subject, extensions or version these need.
+ * raw subject, extensions or version these need. Also the one splitter of PEM certificate bundles.
  */
+
+/** The CERTIFICATE blocks of a PEM bundle, in order (each `-----BEGIN CERTIFICATE-----` … `-----END CERTIFICATE-----`). */
+export function splitPemCertificates(pem: string): string[] {
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+}
 
 /** One DER element. */
 export interface Tlv {

@@ -17,7 +17,7 @@ import type { AuthenticationConfiguration } from '../api/authentication-config';
 import type { AnonymousOptions } from '../auth/authn/anonymous';
 import { JwtAuthenticators } from '../auth/authn/jwt';
 import { authenticationConfigKind, validateAuthenticationConfiguration } from '../config/kinds/authentication';
-import { ConfigFileError, loadConfig } from '../config/versioned-config';
+import { loadConfig } from '../config/versioned-config';
 
 export interface LoadedAuthenticationConfig {
   /** The JWT authenticators, in the file's order (a TokenAuthenticator). */
@@ -108,8 +108,9 @@ export function loadAuthenticationConfig(path: string, opts: AuthenticationConfi
           throw new Error(`invalid authentication configuration in file "${path}": ${fieldErrorString(fieldErrors.forbidden('anonymous', 'changed from initial configuration file'))}`);
         }
       } catch (e) {
-        if (!(e instanceof ConfigFileError) && !(e instanceof Error)) throw e;
-        logger?.error('failed to load authentication config', { path, error: e.message });
+        // Anything the load throws (ConfigFileError or another Error) is logged: this runs off a file
+        // watch, where a throw would be an unhandled rejection.
+        logger?.error('failed to load authentication config', { path, error: e instanceof Error ? e.message : String(e) });
         tracked = text; // never valid: not retried until the file changes again
         return;
       }
@@ -124,7 +125,7 @@ export function loadAuthenticationConfig(path: string, opts: AuthenticationConfi
       busy = false;
     }
   };
-  const onChange = (): void => void reload();
+  const onChange = (): void => void reload().catch((e: unknown) => logger?.error('failed to update authentication config', { path, error: String(e) }));
   watchFile(path, { interval: opts.pollMs ?? 1000, persistent: false }, onChange);
   return {
     jwt,

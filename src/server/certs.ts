@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
+import { splitPemCertificates } from '../api/der';
 import { buildCertificate } from './certificate-builder';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -87,22 +88,11 @@ export async function ensureServingCertificates(opts: ServingCertificateOptions)
   const hosts = normalizeHosts([...ALWAYS_HOSTS, ...opts.hosts]);
   await fs.mkdir(opts.certDir, { recursive: true, mode: 0o700 });
   const file = (name: string) => path.join(opts.certDir, name);
-
-  let ca = await loadPair(file(CERT_FILES.caCert), file(CERT_FILES.caKey));
-  let caRegenerated = false;
-  if (!ca || !ca.cert.ca || expiresSoon(ca.cert, now) || !canSign(ca.key)) {
-    ca = await generateCa(now);
-    await writeFileAtomic(file(CERT_FILES.caKey), ca.key, 0o600);
-    await writeFileAtomic(file(CERT_FILES.caCert), ca.pem + '\n', 0o644);
-    caRegenerated = true;
-  }
-
-  let serving = caRegenerated ? undefined : await loadPair(file(CERT_FILES.cert), file(CERT_FILES.key));
-  if (!serving || expiresSoon(serving.cert, now) || !covers(serving.cert, hosts) || !issuedBy(serving.cert, ca.cert)) {
-    serving = await generateServing(ca, hosts, now);
-    await writeFileAtomic(file(CERT_FILES.key), serving.key, 0o600);
-    await writeFileAtomic(file(CERT_FILES.cert), serving.pem + '\n', 0o644);
-  }
+  const { ca, regenerated } = await ensureCa(file(CERT_FILES.caCert), file(CERT_FILES.caKey), now, 'platform-apiserver-ca');
+  const serving = await ensureLeaf(file(CERT_FILES.cert), file(CERT_FILES.key), ca, regenerated, now, {
+    acceptable: (cert) => covers(cert, hosts),
+    generate: () => generateServing(ca, hosts, now),
+  });
   const caPem = ca.pem + '\n';
   return { cert: serving.pem + '\n' + caPem, key: serving.key, caCert: caPem };
 }
@@ -117,20 +107,10 @@ export async function ensureClientCertificates(opts: { certDir: string; now?: ()
   const now = opts.now?.() ?? new Date();
   await fs.mkdir(opts.certDir, { recursive: true, mode: 0o700 });
   const file = (name: string) => path.join(opts.certDir, name);
-  let ca = await loadPair(file(CLIENT_CERT_FILES.caCert), file(CLIENT_CERT_FILES.caKey));
-  let caRegenerated = false;
-  if (!ca || !ca.cert.ca || expiresSoon(ca.cert, now) || !canSign(ca.key)) {
-    ca = await generateCa(now, 'platform-apiserver-client-ca');
-    await writeFileAtomic(file(CLIENT_CERT_FILES.caKey), ca.key, 0o600);
-    await writeFileAtomic(file(CLIENT_CERT_FILES.caCert), ca.pem + '\n', 0o644);
-    caRegenerated = true;
-  }
-  let admin = caRegenerated ? undefined : await loadPair(file(CLIENT_CERT_FILES.adminCert), file(CLIENT_CERT_FILES.adminKey));
-  if (!admin || expiresSoon(admin.cert, now) || !issuedBy(admin.cert, ca.cert)) {
-    admin = await generateClient(ca, now);
-    await writeFileAtomic(file(CLIENT_CERT_FILES.adminKey), admin.key, 0o600);
-    await writeFileAtomic(file(CLIENT_CERT_FILES.adminCert), admin.pem + '\n', 0o644);
-  }
+  const { ca, regenerated } = await ensureCa(file(CLIENT_CERT_FILES.caCert), file(CLIENT_CERT_FILES.caKey), now, 'platform-apiserver-client-ca');
+  const admin = await ensureLeaf(file(CLIENT_CERT_FILES.adminCert), file(CLIENT_CERT_FILES.adminKey), ca, regenerated, now, {
+    generate: () => generateClient(ca, now),
+  });
   return { caCert: ca.pem + '\n', adminCert: admin.pem + '\n', adminKey: admin.key };
 }
 
@@ -141,9 +121,34 @@ interface Pair {
   key: string;
 }
 
-/** Splits a PEM bundle into its CERTIFICATE blocks. */
-export function splitPemCertificates(pem: string): string[] {
-  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+/** A CA pair in certDir, reused while it is a CA this code can sign with and not expiring, else generated and written. */
+async function ensureCa(certFile: string, keyFile: string, now: Date, name: string): Promise<{ ca: Pair; regenerated: boolean }> {
+  const ca = await loadPair(certFile, keyFile);
+  if (ca && ca.cert.ca && !expiresSoon(ca.cert, now) && canSign(ca.key)) return { ca, regenerated: false };
+  const fresh = await generateCa(now, name);
+  await writeFileAtomic(keyFile, fresh.key, 0o600);
+  await writeFileAtomic(certFile, fresh.pem + '\n', 0o644);
+  return { ca: fresh, regenerated: true };
+}
+
+/**
+ * A pair `ca` signs, reused unless the CA was just regenerated, or it expires soon, was not issued by
+ * `ca` or is not `acceptable`; else generated and written.
+ */
+async function ensureLeaf(
+  certFile: string,
+  keyFile: string,
+  ca: Pair,
+  caRegenerated: boolean,
+  now: Date,
+  how: { acceptable?: (cert: X509Certificate) => boolean; generate: () => Promise<Pair> },
+): Promise<Pair> {
+  const leaf = caRegenerated ? undefined : await loadPair(certFile, keyFile);
+  if (leaf && !expiresSoon(leaf.cert, now) && (how.acceptable?.(leaf.cert) ?? true) && issuedBy(leaf.cert, ca.cert)) return leaf;
+  const fresh = await how.generate();
+  await writeFileAtomic(keyFile, fresh.key, 0o600);
+  await writeFileAtomic(certFile, fresh.pem + '\n', 0o644);
+  return fresh;
 }
 
 async function loadOperatorCertificates(certFile: string, keyFile: string): Promise<ServingCertificates> {
@@ -257,7 +262,7 @@ function pairOf(pem: string, privateKey: KeyObject): Pair {
   return { cert: new X509Certificate(pem), pem, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
-async function generateCa(now: Date, name = 'platform-apiserver-ca'): Promise<Pair> {
+async function generateCa(now: Date, name: string): Promise<Pair> {
   const keys = await newKeyPair();
   const pem = buildCertificate({
     serialHex: serialNumber(),

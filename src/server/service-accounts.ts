@@ -3,9 +3,10 @@
  * or one generated in --cert-dir), the issuers, the verification keys and the API audiences; the
  * issuer serviceaccounts/token uses and the authenticator main.ts places in the chain.
  */
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import {
   ServiceAccountAuthenticator,
   ServiceAccountTokenSigner,
@@ -56,7 +57,8 @@ async function signingKey(config: ServiceAccountConfig): Promise<KeyObject> {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   await fs.mkdir(config.certDir, { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  // Off the event loop: an RSA 2048 key takes a noticeable moment, and start-up loads other things meanwhile.
+  const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
   await writeFileAtomic(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600);
   return privateKey;
 }

@@ -19,13 +19,13 @@ export function publicInfoPath(path: string): boolean {
   return /^\/(healthz|livez|readyz)(\/.*)?$/.test(path) || /^\/version\/?$/.test(path);
 }
 
+/** The one anonymous user every such request shares (frozen: nothing below may change it). */
+const anonymousUser: UserInfo = Object.freeze({ name: SYSTEM_ANONYMOUS, uid: '', groups: Object.freeze([SYSTEM_UNAUTHENTICATED]) as string[] });
+
 export function anonymousAuthenticator(opts: AnonymousOptions = {}): Authenticator {
+  const { allows } = opts;
   return {
-    authenticate: async (req) => {
-      if (opts.allows && !opts.allows(req.path ?? '')) return null;
-      const user: UserInfo = { name: SYSTEM_ANONYMOUS, uid: '', groups: [SYSTEM_UNAUTHENTICATED] };
-      return user;
-    },
+    authenticate: async (req) => (allows && !allows(req.path ?? '') ? null : anonymousUser),
   };
 }
 

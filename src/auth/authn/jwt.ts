@@ -21,16 +21,15 @@
  */
 import https from 'node:https';
 import { compactVerify, createLocalJWKSet, errors as joseErrors, type JSONWebKeySet } from 'jose';
-import { errors } from '../../api';
 import type { JWTAuthenticatorConfig, PrefixedClaimOrExpression } from '../../api/authentication-config';
-import type { CelResultValue } from '../../api/cel';
-import type { TokenAuthenticator, UserInfo } from './types';
+import { celInput, type CelInput, type CelResultValue } from '../../api/cel';
+import { authenticationFailure } from './token-review';
+import { CREDENTIAL_ID_KEY, type TokenAuthenticator, type UserInfo } from './types';
 
 /** go-oidc's and kube's algorithms for the configuration file (oidc.AllValidSigningAlgorithms). */
 export const validSigningAlgorithms = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
 
 const NBF_LEEWAY_S = 5 * 60;
-const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
 
 export interface JwtAuthenticatorOptions {
   /** Why a token for this issuer was refused (no token contents). */
@@ -44,6 +43,13 @@ export interface JwtAuthenticatorOptions {
 }
 
 class Refused extends Error {}
+
+/** The `aud` claim as a list (a JWT may give one audience as a string); non-strings dropped. */
+export function audienceClaim(claims: Record<string, unknown>): string[] {
+  const aud = claims.aud;
+  if (typeof aud === 'string') return [aud];
+  return Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
+}
 
 /** The token's unverified issuer (kube's untrustedIssuer), undefined when it is no compact JWT. */
 function untrustedIssuer(token: string): string | undefined {
@@ -115,6 +121,10 @@ function stringList(v: CelResultValue): string[] {
     return out;
   }
   throw new Error('expression must return a string or a list of strings');
+}
+
+function signatureRefusal(e: unknown): Refused {
+  return e instanceof Refused ? e : new Refused(`oidc: verify token: failed to verify signature: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 function evaluate(what: string, fn: () => CelResultValue): CelResultValue {
@@ -189,47 +199,51 @@ export class JwtAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: string): Promise<UserInfo | null> {
-    if (untrustedIssuer(token) !== this.issuer) return null;
+    return untrustedIssuer(token) === this.issuer ? this.authenticateIssued(token) : null;
+  }
+
+  /**
+   * A token whose unverified issuer is this one's: the user, or a 401 whose reason (kube's message)
+   * a TokenReview reports in status.error.
+   */
+  async authenticateIssued(token: string): Promise<UserInfo> {
     try {
       return await this.verify(token);
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
       this.opts.onFailure?.(this.issuer, e.message);
-      throw errors.unauthorized();
+      throw authenticationFailure(e.message);
     }
   }
 
   private async verifySignature(token: string): Promise<Uint8Array> {
-    if (!this.keys) throw new Refused('oidc: authenticator not initialized');
     try {
-      return (await compactVerify(token, this.keys, { algorithms: validSigningAlgorithms })).payload;
+      return await this.verifyWithKeys(token);
     } catch (e) {
-      if (e instanceof joseErrors.JWKSNoMatchingKey && (this.refreshing || Date.now() - this.lastRefresh > 10_000)) {
-        // A key the issuer rotated in: fetch the set again, one fetch shared by every request that
-        // asks meanwhile, and at most one attempt per 10 s even when it fails (go-oidc's remote key set).
-        if (!this.refreshing) {
-          this.lastRefresh = Date.now();
-          this.refreshing = this.loadKeys().finally(() => (this.refreshing = undefined));
-        }
-        try {
-          await this.refreshing;
-        } catch (le) {
-          throw new Refused(`oidc: verify token: fetching keys ${(le as Error).message}`);
-        }
-        return this.verifySignatureOnce(token);
-      }
-      throw new Refused(`oidc: verify token: failed to verify signature: ${e instanceof Error ? e.message : String(e)}`);
+      if (!(e instanceof joseErrors.JWKSNoMatchingKey && (this.refreshing || Date.now() - this.lastRefresh > 10_000))) throw signatureRefusal(e);
+    }
+    // A key the issuer rotated in: fetch the set again, one fetch shared by every request that
+    // asks meanwhile, and at most one attempt per 10 s even when it fails (go-oidc's remote key set).
+    if (!this.refreshing) {
+      this.lastRefresh = Date.now();
+      this.refreshing = this.loadKeys().finally(() => (this.refreshing = undefined));
+    }
+    try {
+      await this.refreshing;
+    } catch (le) {
+      throw new Refused(`oidc: verify token: fetching keys ${(le as Error).message}`);
+    }
+    // The keys as they now are, without another fetch.
+    try {
+      return await this.verifyWithKeys(token);
+    } catch (e) {
+      throw signatureRefusal(e);
     }
   }
 
-  /** After a refresh: the keys as they now are, without another fetch. */
-  private async verifySignatureOnce(token: string): Promise<Uint8Array> {
+  private async verifyWithKeys(token: string): Promise<Uint8Array> {
     if (!this.keys) throw new Refused('oidc: authenticator not initialized');
-    try {
-      return (await compactVerify(token, this.keys, { algorithms: validSigningAlgorithms })).payload;
-    } catch (e) {
-      throw new Refused(`oidc: verify token: failed to verify signature: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    return (await compactVerify(token, this.keys, { algorithms: validSigningAlgorithms })).payload;
   }
 
   private async verify(token: string): Promise<UserInfo> {
@@ -248,18 +262,21 @@ export class JwtAuthenticator implements TokenAuthenticator {
     if (typeof claims.nbf === 'number' && now + NBF_LEEWAY_S < claims.nbf) {
       throw new Refused('oidc: verify token: oidc: current time before the nbf (not before) time');
     }
-    const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
+    const aud = audienceClaim(claims);
     const audiences = this.config.issuer.audiences;
     if (!aud.some((a) => audiences.includes(a))) {
       throw new Refused(`oidc: verify token: oidc: expected audience in ${JSON.stringify([...audiences].sort())} got the token's audiences`);
     }
 
+    // The claims as CEL sees them, converted once for every expression (and only if one runs).
+    let converted: CelInput | undefined;
+    const input = (): CelInput => (converted ??= celInput(claims));
     const m = this.config.claimMappings;
-    const name = this.username(claims, m.username);
-    const user: UserInfo = { name, uid: '', groups: this.groups(claims, m.groups) };
+    const name = this.username(claims, m.username, input);
+    const user: UserInfo = { name, uid: '', groups: this.groups(claims, m.groups, input) };
     if (m.uid.claim !== '') user.uid = claimString(claims, m.uid.claim, 'uid claim');
     else if (m.uid.compiled) {
-      const v = evaluate('uid claim expression', () => m.uid.compiled!.evaluate(claims));
+      const v = evaluate('uid claim expression', () => m.uid.compiled!.evaluate(input()));
       if (typeof v !== 'string') throw new Refused('oidc: error evaluating uid claim expression: uid claim expression must return a string');
       user.uid = v;
     }
@@ -267,7 +284,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
     if (typeof claims.jti === 'string') extra[CREDENTIAL_ID_KEY] = [`JTI=${claims.jti}`];
     for (const x of m.extra) {
       if (!x.compiled) continue;
-      const v = evaluate('extra claim expression', () => x.compiled!.evaluate(claims));
+      const v = evaluate('extra claim expression', () => x.compiled!.evaluate(input()));
       let values: string[];
       try {
         values = stringList(v);
@@ -287,12 +304,12 @@ export class JwtAuthenticator implements TokenAuthenticator {
     }
     for (const rule of this.config.claimValidationRules) {
       if (!rule.compiled) continue;
-      const v = evaluate('claim validation expression', () => rule.compiled!.evaluate(claims));
+      const v = evaluate('claim validation expression', () => rule.compiled!.evaluate(input()));
       if (typeof v !== 'boolean') throw new Refused('oidc: error evaluating claim validation expression: validation expression must return a boolean');
       if (!v) throw new Refused(`oidc: error evaluating claim validation expression: validation expression '${rule.expression}' failed: ${rule.message}`);
     }
     if (this.config.userValidationRules.length) {
-      const userValue = { username: user.name, uid: user.uid, groups: user.groups, extra: user.extra ?? {} };
+      const userValue = celInput({ username: user.name, uid: user.uid, groups: user.groups, extra: user.extra ?? {} });
       for (const rule of this.config.userValidationRules) {
         if (!rule.compiled) continue;
         const v = evaluate('user info validation rule', () => rule.compiled!.evaluate(userValue));
@@ -303,9 +320,9 @@ export class JwtAuthenticator implements TokenAuthenticator {
     return user;
   }
 
-  private username(claims: Record<string, unknown>, u: PrefixedClaimOrExpression): string {
+  private username(claims: Record<string, unknown>, u: PrefixedClaimOrExpression, input: () => CelInput): string {
     if (u.compiled) {
-      const v = evaluate('username claim expression', () => u.compiled!.evaluate(claims));
+      const v = evaluate('username claim expression', () => u.compiled!.evaluate(input()));
       if (typeof v !== 'string') throw new Refused('oidc: error evaluating username claim expression: username claim expression must return a string');
       if (v === '') throw new Refused('oidc: empty username via CEL expression is not allowed');
       return v;
@@ -321,7 +338,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
     return u.prefix ? u.prefix + name : name;
   }
 
-  private groups(claims: Record<string, unknown>, g: PrefixedClaimOrExpression): string[] {
+  private groups(claims: Record<string, unknown>, g: PrefixedClaimOrExpression, input: () => CelInput): string[] {
     if (g.claim !== '' && g.claim in claims) {
       const v = claims[g.claim];
       let groups: string[];
@@ -332,7 +349,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
       return g.prefix ? groups.map((x) => g.prefix + x) : [...groups];
     }
     if (!g.compiled) return [];
-    const v = evaluate('group claim expression', () => g.compiled!.evaluate(claims));
+    const v = evaluate('group claim expression', () => g.compiled!.evaluate(input()));
     try {
       return stringList(v);
     } catch (e) {
@@ -387,10 +404,12 @@ export class JwtAuthenticators implements TokenAuthenticator {
     for (const a of this.list) a.close();
   }
 
+  /** The token's unverified issuer is read once; only an authenticator for that issuer is asked. */
   async authenticateToken(token: string): Promise<UserInfo | null> {
+    const iss = untrustedIssuer(token);
+    if (iss === undefined) return null;
     for (const a of this.list) {
-      const user = await a.authenticateToken(token);
-      if (user) return user;
+      if (a.issuer === iss) return a.authenticateIssued(token);
     }
     return null;
   }

@@ -6,23 +6,39 @@
  */
 import { X509Certificate, createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
-import type { KubeObject } from '../../api';
+import { nameIsDNSLabel, nameIsDNSSubdomain, type KubeObject } from '../../api';
+import { audienceClaim } from './jwt';
 import { authenticationFailure } from './token-review';
-import type { TokenAuthenticator, UserInfo } from './types';
+import { CREDENTIAL_ID_KEY, type TokenAuthenticator, type UserInfo } from './types';
 
 export const serviceAccountUsernamePrefix = 'system:serviceaccount:';
 export const allServiceAccountsGroup = 'system:serviceaccounts';
 export const serviceAccountGroupPrefix = 'system:serviceaccounts:';
-/** kube's extra key naming the credential a request used (`JTI=<jti>` for a service-account token). */
-export const credentialIdKey = 'authentication.kubernetes.io/credential-id';
 
+/** kube's serviceaccount.MakeUsername. */
 export function serviceAccountUsername(namespace: string, name: string): string {
   return `${serviceAccountUsernamePrefix}${namespace}:${name}`;
 }
 
+/** kube's serviceaccount.MakeGroupNames: `system:serviceaccounts` and `system:serviceaccounts:<ns>`. */
+export function serviceAccountGroups(namespace: string): string[] {
+  return [allServiceAccountsGroup, `${serviceAccountGroupPrefix}${namespace}`];
+}
+
+/** kube's serviceaccount.SplitUsername: namespace and name, or undefined when `user` is not a service account's. */
+export function splitServiceAccountUsername(user: string): { namespace: string; name: string } | undefined {
+  if (!user.startsWith(serviceAccountUsernamePrefix)) return undefined;
+  const parts = user.slice(serviceAccountUsernamePrefix.length).split(':');
+  const [namespace, name] = parts;
+  if (parts.length !== 2 || namespace === undefined || name === undefined) return undefined;
+  if (nameIsDNSLabel(namespace, false).length > 0) return undefined;
+  if (nameIsDNSSubdomain(name, false).length > 0) return undefined;
+  return { namespace, name };
+}
+
 /** The user a service account authenticates as (kube's UserInfo for a service account). */
 export function serviceAccountUser(namespace: string, name: string, uid: string, extra?: Record<string, string[]>): UserInfo {
-  const user: UserInfo = { name: serviceAccountUsername(namespace, name), uid, groups: [allServiceAccountsGroup, `${serviceAccountGroupPrefix}${namespace}`] };
+  const user: UserInfo = { name: serviceAccountUsername(namespace, name), uid, groups: serviceAccountGroups(namespace) };
   if (extra && Object.keys(extra).length) user.extra = extra;
   return user;
 }
@@ -198,7 +214,7 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     }
     if (!payload) throw new Error('invalid signature');
     const claims = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
-    const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
+    const aud = audienceClaim(claims);
     if (!aud.some((a) => this.opts.audiences.includes(a))) {
       throw new Error(`token audiences ${goQuoteList(aud)} is invalid for the target audiences ${goQuoteList(this.opts.audiences)}`);
     }
@@ -226,7 +242,7 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
       if (secret.metadata.uid !== secretUid) throw new Error(`secret UID (${secret.metadata.uid ?? ''}) does not match service account secret ref claim (${secretUid})`);
     }
     const extra: Record<string, string[]> = {};
-    if (typeof claims.jti === 'string' && claims.jti) extra[credentialIdKey] = [`JTI=${claims.jti}`];
+    if (typeof claims.jti === 'string' && claims.jti) extra[CREDENTIAL_ID_KEY] = [`JTI=${claims.jti}`];
     return serviceAccountUser(namespace, saName, saUid, extra);
   }
 }

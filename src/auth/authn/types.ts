@@ -39,6 +39,8 @@ export const SYSTEM_AUTHENTICATED = 'system:authenticated';
 export const SYSTEM_UNAUTHENTICATED = 'system:unauthenticated';
 export const SYSTEM_MASTERS = 'system:masters';
 export const SYSTEM_ANONYMOUS = 'system:anonymous';
+/** kube's user.CredentialIDKey: the extra naming the credential a user authenticated with (`X509SHA256=…`, `JTI=…`). */
+export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
 
 /**
  * kube's AuthenticatedGroupAdder for one user: returns a copy with `system:authenticated` appended,

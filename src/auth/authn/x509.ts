@@ -14,12 +14,9 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { errors } from '../../api';
-import { children, readTlv, type Tlv } from '../../api/der';
-import type { AuthRequest, Authenticator, UserInfo } from './types';
-
-/** kube's user.CredentialIDKey: the extra key naming the credential a user authenticated with. */
-export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
+import { errors, goQuote } from '../../api';
+import { children, readTlv, splitPemCertificates, type Tlv } from '../../api/der';
+import { CREDENTIAL_ID_KEY, type AuthRequest, type Authenticator, type UserInfo } from './types';
 
 const OID_COMMON_NAME = '2.5.4.3';
 const OID_ORGANIZATION = '2.5.4.10';
@@ -156,7 +153,7 @@ function directoryString(v: Tlv): string | undefined {
 
 /** Reads a PEM CA bundle; kube's (client-go cert.ParseCertsPEM) error when it holds no certificate. */
 export function parseCaBundle(pem: string, name: string): X509Certificate[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = splitPemCertificates(pem);
   const certs: X509Certificate[] = [];
   for (const block of blocks) {
     try {
@@ -286,13 +283,23 @@ export function verifyClientChain(
     };
     build([leaf]);
     if (chains.length === 0) {
-      const possibly = hint ? ` (possibly because of "${hint.err.message}" while trying to verify candidate authority certificate "${hint.cert.commonName}")` : '';
+      const possibly = hint
+        ? ` (possibly because of ${goQuote(hint.err.message)} while trying to verify candidate authority certificate ${goQuote(candidateName(hint.cert))})`
+        : '';
       throw new CertificateVerifyError(`x509: certificate signed by unknown authority${possibly}`);
     }
   }
   const usable = chains.filter(chainAllowsClientAuth);
   if (usable.length === 0) throw new CertificateVerifyError('x509: certificate specifies an incompatible key usage');
   return usable;
+}
+
+/**
+ * How Go's UnknownAuthorityError names the candidate authority: its CN, else its first O, else its
+ * serial. %q-quoted by the caller, since the name is the client's (an intermediate it sent).
+ */
+function candidateName(c: ParsedCertificate): string {
+  return c.commonName || c.organizations[0] || `serial:${BigInt(`0x${c.serial}`).toString(10)}`;
 }
 
 /** kube's CommonNameUserConversion: null (no opinion) when the leaf has no CN. */
@@ -335,7 +342,8 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
       const presented = req.peerCertificates?.() ?? [];
       const first = presented[0];
       if (first === undefined) return null;
-      const nowMs = (opts.now?.() ?? new Date()).getTime();
+      const now = opts.now?.() ?? new Date();
+      const nowMs = now.getTime();
       const known = verdicts.get(presented);
       if (known && nowMs <= known.until && (!('from' in known) || nowMs >= known.from)) {
         if ('failure' in known) {
@@ -356,7 +364,7 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
             // An intermediate this reader cannot parse cannot be part of a chain.
           }
         }
-        chains = verifyClientChain(leaf, intermediates, roots, opts.now?.() ?? new Date());
+        chains = verifyClientChain(leaf, intermediates, roots, now);
       } catch (e) {
         const what = e instanceof CertificateVerifyError ? e.message : 'x509: malformed certificate';
         let id = '';

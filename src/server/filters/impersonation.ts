@@ -9,8 +9,8 @@
 import type { RequestHandler } from 'express';
 import { errors, isApiError } from '../../api';
 import type { UserInfo } from '../../api/user-info';
-import { nameIsDNSLabel, nameIsDNSSubdomain } from '../../api/names';
-import { SYSTEM_ANONYMOUS, SYSTEM_AUTHENTICATED, SYSTEM_UNAUTHENTICATED } from '../../auth/authn/types';
+import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername } from '../../auth/authn/service-account';
+import { addAuthenticatedGroup, SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED } from '../../auth/authn/types';
 import type { Authorizer } from '../../auth/authz/authorizer';
 import { authorizationAttributes } from '../../endpoints/authorization-attributes';
 import { forbiddenError } from '../../endpoints/forbidden';
@@ -22,9 +22,6 @@ const GROUP_HEADER = 'impersonate-group';
 const UID_HEADER = 'impersonate-uid';
 const EXTRA_PREFIX = 'impersonate-extra-';
 
-const SA_USER_PREFIX = 'system:serviceaccount:';
-const SA_GROUP_PREFIX = 'system:serviceaccounts:';
-const ALL_SA_GROUP = 'system:serviceaccounts';
 const AUTHN_V1 = 'authentication.k8s.io/v1';
 
 /** One thing a request asks to impersonate: the fields of the v1.ObjectReference kube builds for it. */
@@ -37,18 +34,26 @@ export interface ImpersonationRequest {
   fieldPath: string;
 }
 
-/** The headers as Go's http.Header holds them: every value of a repeated header apart, names lower-cased. */
-export function headerValues(rawHeaders: readonly string[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+const noHeaders: ReadonlyMap<string, string[]> = new Map();
+
+/**
+ * The `Impersonate-*` headers as Go's http.Header holds them: every value of a repeated header apart,
+ * names lower-cased. A request without any (nearly every one) allocates nothing.
+ */
+export function headerValues(rawHeaders: readonly string[]): ReadonlyMap<string, string[]> {
+  let out: Map<string, string[]> | undefined;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = (rawHeaders[i] ?? '').toLowerCase();
-    if (!name.startsWith('impersonate-')) continue;
+    const raw = rawHeaders[i] ?? '';
+    // First letter `i`/`I` before anything allocates: most headers are out at once.
+    if ((raw.charCodeAt(0) | 0x20) !== 0x69 || raw.length < 12 || raw.slice(0, 12).toLowerCase() !== 'impersonate-') continue;
+    const name = raw.toLowerCase();
     const value = rawHeaders[i + 1] ?? '';
+    out ??= new Map();
     const values = out.get(name);
     if (values) values.push(value);
     else out.set(name, [value]);
   }
-  return out;
+  return out ?? noHeaders;
 }
 
 function isHex(c: number): boolean {
@@ -78,17 +83,6 @@ export function extraKey(headerSuffix: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
-/** kube's serviceaccount.SplitUsername: namespace and name, or undefined when `user` is not a service account's. */
-export function splitServiceAccountUsername(user: string): { namespace: string; name: string } | undefined {
-  if (!user.startsWith(SA_USER_PREFIX)) return undefined;
-  const parts = user.slice(SA_USER_PREFIX.length).split(':');
-  const [namespace, name] = parts;
-  if (parts.length !== 2 || namespace === undefined || name === undefined) return undefined;
-  if (nameIsDNSLabel(namespace, false).length > 0) return undefined;
-  if (nameIsDNSSubdomain(name, false).length > 0) return undefined;
-  return { namespace, name };
-}
-
 /** Go's %v of a v1.ObjectReference: its seven fields in declaration order, space-separated. */
 function goObjectReference(r: ImpersonationRequest): string {
   return `{${[r.kind, r.namespace, r.name, '', r.apiVersion, '', r.fieldPath].join(' ')}}`;
@@ -99,7 +93,7 @@ function goObjectReference(r: ImpersonationRequest): string {
  * each extra value, the uid. Groups, extras or a uid without a user are a 400 (kube 1.32 answers
  * that with a plain-text 500; later kube, and this server, with a BadRequest Status of the same text).
  */
-export function impersonationRequests(headers: Map<string, string[]>): ImpersonationRequest[] {
+export function impersonationRequests(headers: ReadonlyMap<string, string[]>): ImpersonationRequest[] {
   const out: ImpersonationRequest[] = [];
   const none = { namespace: '', apiVersion: '', fieldPath: '' };
   const user = headers.get(USER_HEADER)?.[0] ?? '';
@@ -156,8 +150,8 @@ export function impersonatedUser(requests: readonly ImpersonationRequest[], grou
   for (const r of requests) {
     switch (r.kind) {
       case 'ServiceAccount':
-        name = `${SA_USER_PREFIX}${r.namespace}:${r.name}`;
-        if (!groupsSpecified) groups.push(ALL_SA_GROUP, `${SA_GROUP_PREFIX}${r.namespace}`);
+        name = serviceAccountUsername(r.namespace, r.name);
+        if (!groupsSpecified) groups.push(...serviceAccountGroups(r.namespace));
         break;
       case 'User':
         name = r.name;
@@ -173,14 +167,11 @@ export function impersonatedUser(requests: readonly ImpersonationRequest[], grou
         break;
     }
   }
-  if (name !== SYSTEM_ANONYMOUS) {
-    if (!groups.some((g) => g === SYSTEM_AUTHENTICATED || g === SYSTEM_UNAUTHENTICATED)) groups.push(SYSTEM_AUTHENTICATED);
-  } else if (!groups.includes(SYSTEM_UNAUTHENTICATED)) {
-    groups.push(SYSTEM_UNAUTHENTICATED);
-  }
+  if (name === SYSTEM_ANONYMOUS && !groups.includes(SYSTEM_UNAUTHENTICATED)) groups.push(SYSTEM_UNAUTHENTICATED);
   const user: UserInfo = { name, uid, groups };
   if (Object.keys(extra).length > 0) user.extra = extra;
-  return user;
+  // Any other user gets system:authenticated as an authenticator's user does.
+  return addAuthenticatedGroup(user);
 }
 
 export function withImpersonation(authorizer: Authorizer): RequestHandler {

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { CERT_FILES, ensureServingCertificates, ServingCertificates, splitPemCertificates } from '../../../src/server/certs';
+import { splitPemCertificates } from '../../../src/api/der';
+import { CERT_FILES, ensureServingCertificates, ServingCertificates } from '../../../src/server/certs';
 
 let dir: string;
 beforeEach(async () => {

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isApiError } from '../../../../src/api';
+import { CREDENTIAL_ID_KEY } from '../../../../src/auth/authn/types';
 import {
-  CREDENTIAL_ID_KEY,
   parseCaBundle,
   parseCertificate,
   userFromCertificate,

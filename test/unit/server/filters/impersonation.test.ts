@@ -5,6 +5,7 @@
 import { isApiError } from '../../../../src/api';
 import type { Request, Response } from 'express';
 import { alwaysAllow } from '../../../../src/auth';
+import { splitServiceAccountUsername } from '../../../../src/auth/authn/service-account';
 import { beginRequest } from '../../../../src/endpoints/request-state';
 import { requestInfoFor } from '../../../../src/endpoints/request-info';
 import {
@@ -12,7 +13,6 @@ import {
   headerValues,
   impersonatedUser,
   impersonationRequests,
-  splitServiceAccountUsername,
   withImpersonation,
 } from '../../../../src/server/filters/impersonation';
 
