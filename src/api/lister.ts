@@ -120,11 +120,6 @@ export class IndexedStore<T extends KubeObject = KubeObject> implements Indexer<
     return this.synced;
   }
 
-  /** Marks the store complete without a replace (client-go: an informer whose first list is empty does the same). */
-  markSynced(): void {
-    this.synced = true;
-  }
-
   /**
    * Adds indexes, computed at once over the objects held. Adding a name again with the same
    * function does nothing; with another function throws (client-go refuses to redefine an index).

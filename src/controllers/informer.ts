@@ -25,6 +25,7 @@
 import type { Indexer, IndexFunc, Indexers, KubeList, KubeObject, Status } from '../api';
 import { ApiError, IndexedStore, objectKey } from '../api';
 import type { GenericStore, ListQuery, Registry, RequestContext, Watch, WatchEvent, WatchSink } from '../registry';
+import { controllerContext } from './context';
 import { WatchKeeper } from './watch-keeper';
 
 /** What an informer lists and watches (client-go's ListerWatcher); a GenericStore is one. */
@@ -144,6 +145,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.store.hasSynced();
   }
 
+  /**
+   * Resolves once the pending list and watch have opened or failed (a failed attempt is retried
+   * with backoff): what a caller that must not hang while etcd is away waits for instead of waitForSync.
+   */
+  idle(): Promise<void> {
+    return this.keeper.idle();
+  }
+
   /** Resolves true once the first list is in, false if the informer stops before (client-go's WaitForCacheSync). */
   waitForSync(): Promise<boolean> {
     return this.syncedPromise;
@@ -174,14 +183,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private ctx(): RequestContext {
-    // A fresh context per call: registry calls may append warnings to it.
-    return {
-      namespace: this.opts.namespace ?? '',
-      warnings: [],
-      dryRun: false,
-      now: () => new Date(),
-      user: { name: 'system:apiserver', uid: '', groups: ['system:masters'] },
-    };
+    return controllerContext('system:apiserver', ['system:masters'], this.opts.namespace ?? '');
   }
 
   private selectors(): Pick<ListQuery, 'labelSelector' | 'fieldSelector'> {

@@ -5,8 +5,9 @@
  * finalizer through /finalize, which lets the registry delete the namespace (kube-facts §7).
  */
 import { ApiError, KubeObject, timestamp } from '../api';
-import type { GenericStore, Registry, RequestContext } from '../registry';
+import { getOrUndefined, type GenericStore, type Registry, type RequestContext } from '../registry';
 import { specFinalizers } from '../registry/namespace-store';
+import { controllerContext } from './context';
 import { WatchKeeper } from './watch-keeper';
 import { WorkQueue } from './work-queue';
 
@@ -32,7 +33,7 @@ export class NamespaceController {
   constructor(private readonly opts: NamespaceControllerOptions) {}
 
   private ctx(namespace = ''): RequestContext {
-    return { namespace, warnings: [], dryRun: false, now: () => new Date(), user: { name: 'system:serviceaccount:kube-system:namespace-controller', uid: '', groups: ['system:masters'] } };
+    return controllerContext('system:serviceaccount:kube-system:namespace-controller', ['system:masters'], namespace);
   }
 
   /** Opens the namespace watch (its initial events queue every terminating namespace); resolves once it opened or failed (and will retry). */
@@ -80,14 +81,8 @@ export class NamespaceController {
   private async sync(name: string): Promise<boolean> {
     const nsStore = this.opts.registry.get('', 'v1', 'namespaces');
     if (!nsStore) return true;
-    let ns: KubeObject;
-    try {
-      ns = await nsStore.get(this.ctx(), name);
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 404) return true;
-      throw e;
-    }
-    if (!ns.metadata.deletionTimestamp) return true;
+    let ns = await getOrUndefined(nsStore, this.ctx(), name);
+    if (!ns?.metadata.deletionTimestamp) return true;
     if ((ns.status as { phase?: string } | undefined)?.phase !== 'Terminating') {
       ns = await this.updateStatus(name, (status) => ({ ...status, phase: 'Terminating' }));
     }

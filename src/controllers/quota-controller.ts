@@ -6,7 +6,8 @@
  * resourceVersion as precondition so it never overwrites a concurrent admission charge.
  */
 import { ApiError, KubeObject, Quantity, parseQuantity, cloneJson, countedGroupResource, isQuotaIgnoredResource, matchedByBuiltinEvaluator, quotableVerbs } from '../api';
-import type { GenericStore, ListQuery, Registry, RequestContext, WatchEvent } from '../registry';
+import { getOrUndefined, type GenericStore, type ListQuery, type Registry, type RequestContext, type WatchEvent } from '../registry';
+import { controllerContext } from './context';
 import { WatchKeeper } from './watch-keeper';
 import { WorkQueue } from './work-queue';
 
@@ -60,13 +61,7 @@ export class QuotaController {
   constructor(private readonly opts: QuotaControllerOptions) {}
 
   private ctx(namespace = ''): RequestContext {
-    return {
-      namespace,
-      warnings: [],
-      dryRun: false,
-      now: () => new Date(),
-      user: { name: 'system:serviceaccount:kube-system:resourcequota-controller', uid: '', groups: ['system:serviceaccounts'] },
-    };
+    return controllerContext('system:serviceaccount:kube-system:resourcequota-controller', ['system:serviceaccounts'], namespace);
   }
 
   /**
@@ -231,13 +226,8 @@ export class QuotaController {
     const [namespace = '', name = ''] = key.split('/');
     const store = this.opts.registry.get('', 'v1', 'resourcequotas');
     if (!store) return;
-    let quota: KubeObject;
-    try {
-      quota = await store.get(this.ctx(namespace), name);
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 404) return;
-      throw e;
-    }
+    const quota = await getOrUndefined(store, this.ctx(namespace), name);
+    if (!quota) return;
     const { spec, status } = shape(quota);
     const hard = { ...(spec?.hard ?? {}) };
     const scoped = !!(spec?.scopes?.length || spec?.scopeSelector?.matchExpressions?.length);

@@ -2,93 +2,87 @@
  * The service accounts controller (kube-controller-manager's ServiceAccountsController, run
  * in-process): every active namespace has a `default` ServiceAccount. A namespace is synced when it
  * is added or changes, and again when its `default` account is deleted; the account is made when
- * missing, and a namespace that is gone or terminating is left alone.
+ * missing, and a namespace that is gone or terminating is left alone. As in kube, a sync reads
+ * namespaces and accounts from informers (no etcd round trip); only a missing account costs a create.
  */
 import { ApiError, KubeObject } from '../api';
 import type { Registry, RequestContext } from '../registry';
-import { WatchKeeper } from './watch-keeper';
-import { WorkQueue } from './work-queue';
+import { controllerContext } from './context';
+import { Informer } from './informer';
+import { WorkQueue, type WorkResult } from './work-queue';
 
 /** kube's ServiceAccountsControllerOptions.ServiceAccounts default: one account named `default`. */
 export const managedServiceAccounts = ['default'];
+
+/** How soon a namespace is looked at again while the accounts informer has not listed yet. */
+const unsyncedRetryMs = 100;
 
 export interface ServiceAccountControllerOptions {
   registry: Registry;
   onError?: (err: unknown) => void;
 }
 
+interface Run {
+  queue: WorkQueue<string>;
+  namespaces: Informer;
+  accounts: Informer;
+}
+
 export class ServiceAccountController {
-  private run?: { queue: WorkQueue<string>; watches: WatchKeeper };
+  private run?: Run;
 
   constructor(private readonly opts: ServiceAccountControllerOptions) {}
 
   private ctx(namespace = ''): RequestContext {
-    return {
-      namespace,
-      warnings: [],
-      dryRun: false,
-      now: () => new Date(),
-      user: { name: 'system:serviceaccount:kube-system:service-account-controller', uid: '', groups: ['system:masters'] },
-    };
+    return controllerContext('system:serviceaccount:kube-system:service-account-controller', ['system:masters'], namespace);
   }
 
-  /** Opens the namespace and service-account watches; resolves once they opened or failed (and will retry). */
+  /** Starts the namespace and service-account informers; resolves once they listed and watch, or failed (and will retry). */
   async start(): Promise<void> {
     if (this.run) return;
+    const nsStore = this.opts.registry.get('', 'v1', 'namespaces');
+    const saStore = this.opts.registry.get('', 'v1', 'serviceaccounts');
+    if (!nsStore || !saStore) return;
     const onError = (e: unknown) => this.opts.onError?.(e);
-    const queue = new WorkQueue<string>({ handler: async (ns) => void (await this.sync(ns)), workers: 2, baseDelayMs: 5, maxDelayMs: 60_000, onError });
-    const watches = new WatchKeeper({ onError });
-    this.run = { queue, watches };
-    const namespaces = this.opts.registry.get('', 'v1', 'namespaces');
-    const accounts = this.opts.registry.get('', 'v1', 'serviceaccounts');
-    if (!namespaces || !accounts) return;
-    watches.keep(
-      'namespaces',
-      (e) => {
-        if (e.type === 'ADDED' || e.type === 'MODIFIED') queue.add((e.object as KubeObject).metadata.name ?? '');
+    const run: Run = {
+      queue: new WorkQueue<string>({ handler: (ns) => this.sync(ns), workers: 2, baseDelayMs: 5, maxDelayMs: 60_000, onError }),
+      namespaces: new Informer({ source: nsStore, onError }),
+      accounts: new Informer({ source: saStore, onError }),
+    };
+    this.run = run;
+    const enqueue = (ns: KubeObject) => run.queue.add(ns.metadata.name ?? '');
+    run.namespaces.addEventHandler({ onAdd: enqueue, onUpdate: (_old, ns) => enqueue(ns) });
+    run.accounts.addEventHandler({
+      onDelete: (sa) => {
+        if (managedServiceAccounts.includes(sa.metadata.name ?? '')) run.queue.add(sa.metadata.namespace ?? '');
       },
-      (sink) => namespaces.watch(this.ctx(), {}, sink),
-    );
-    watches.keep(
-      'serviceaccounts',
-      (e) => {
-        const sa = e.object as KubeObject;
-        if (e.type === 'DELETED' && managedServiceAccounts.includes(sa.metadata.name ?? '')) queue.add(sa.metadata.namespace ?? '');
-      },
-      (sink) => accounts.watch(this.ctx(), {}, sink),
-    );
-    await watches.idle();
+    });
+    run.accounts.start();
+    run.namespaces.start();
+    await Promise.all([run.accounts.idle(), run.namespaces.idle()]);
   }
 
   stop(): void {
     const run = this.run;
     if (!run) return;
     this.run = undefined;
-    void run.watches.stop();
+    void run.namespaces.stop();
+    void run.accounts.stop();
     void run.queue.shutDown();
   }
 
   /** kube's syncNamespace: each managed account that is missing in an active namespace is created. */
-  async sync(namespace: string): Promise<void> {
-    const nsStore = this.opts.registry.get('', 'v1', 'namespaces');
+  private async sync(namespace: string): Promise<WorkResult | void> {
+    const run = this.run;
     const saStore = this.opts.registry.get('', 'v1', 'serviceaccounts');
-    if (!nsStore || !saStore) return;
-    let ns: KubeObject;
-    try {
-      ns = await nsStore.get(this.ctx(), namespace);
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 404) return;
-      throw e;
-    }
-    if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') return;
+    if (!run || !saStore) return;
+    // kube's controller starts its workers once both caches have synced.
+    if (!run.accounts.hasSynced()) return { requeueAfterMs: unsyncedRetryMs };
+    const ns = run.namespaces.indexer.get('', namespace);
+    if (!ns || ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') return;
     const ctx = this.ctx(namespace);
     for (const name of managedServiceAccounts) {
-      try {
-        await saStore.get(ctx, name);
-        continue;
-      } catch (e) {
-        if (!(e instanceof ApiError && e.code === 404)) throw e;
-      }
+      if (run.accounts.indexer.get(namespace, name)) continue;
       try {
         await saStore.create(ctx, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } });
       } catch (e) {

@@ -580,3 +580,13 @@ function corruptObjectsStatus(gr: GroupResource, e: CorruptObjectsError): ApiErr
     failureStatus(500, 'StorageReadError', `failed to read one or more ${groupResourceString(gr)} from the storage`, { name: 'list', group: gr.group, kind: gr.resource, causes }),
   );
 }
+
+/** Reads one object through a store (a quorum read); a 404 is undefined. */
+export async function getOrUndefined(store: GenericStore, ctx: RequestContext, name: string): Promise<KubeObject | undefined> {
+  try {
+    return await store.get(ctx, name);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return undefined;
+    throw e;
+  }
+}

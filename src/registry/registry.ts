@@ -1,9 +1,9 @@
 /** The resource table: every served resource's store, found by group/version/resource; resources can be added at run time. */
-import { GenericStore, type GenericStoreDeps } from './generic-store';
+import { GenericStore, getOrUndefined, type GenericStoreDeps } from './generic-store';
 import { NamespaceStore } from './namespace-store';
 import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition } from './resource';
 import type { RequestContext } from './context';
-import { ReviewStore, SubresourceStore, getOrUndefined } from './review-store';
+import { ReviewStore, SubresourceStore } from './review-store';
 
 export type RegistryDeps = GenericStoreDeps;
 

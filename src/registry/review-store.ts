@@ -3,7 +3,7 @@
  * SubjectAccessReview, SelfSubjectReview …). A POST runs admission, then the declaration's `review`,
  * and answers what it returns; etcd is never touched. Declared with `store: 'review'`, verbs `create`.
  */
-import { type KubeObject, errors, isApiError } from '../api';
+import { type KubeObject, errors } from '../api';
 import type { RequestContext } from './context';
 import { GenericStore, type GenericStoreDeps } from './generic-store';
 import { defaultResourceSettings, type ResourceDefinition, type SubresourceAnswer, type SubresourceEnv } from './resource';
@@ -95,15 +95,5 @@ export class SubresourceStore extends GenericStore {
   protected override attrs(ctx: RequestContext, operation: Operation, object?: KubeObject, oldObject?: KubeObject, subresource = '', name?: string): AdmissionAttributes {
     const a = super.attrs(ctx, operation, object, oldObject, subresource, name);
     return { ...a, group: this.parent.def.group, version: this.parent.def.version, resource: this.parent.def.resource };
-  }
-}
-
-/** Reads one object through a store; a 404 is undefined. */
-export async function getOrUndefined(store: GenericStore, ctx: RequestContext, name: string): Promise<KubeObject | undefined> {
-  try {
-    return await store.get(ctx, name);
-  } catch (e) {
-    if (isApiError(e) && e.status.code === 404) return undefined;
-    throw e;
   }
 }

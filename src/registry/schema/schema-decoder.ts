@@ -38,7 +38,6 @@ function jsonKind(v: unknown): string {
   }
 }
 
-
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
