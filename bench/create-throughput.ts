@@ -31,7 +31,12 @@ export interface CreateRow {
   floor?: CreateCell;
   /** The same API POSTs authenticated by a client certificate instead of the bearer token, when asked. */
   apiByCert?: CreateCell;
+  /** The same API POSTs with the token, impersonating another user (Impersonate-User/-Group), when asked. */
+  apiImpersonating?: CreateCell;
 }
+
+/** The API create cells of a row beside the token's: each is measured after every token cell (measureCreateThroughput). */
+export type CreateVariant = 'apiByCert' | 'apiImpersonating';
 
 export interface CreatePlan {
   concurrencies: number[];
@@ -44,8 +49,13 @@ export interface CreatePlan {
   pids: Record<string, number>;
   /** The create floor server (support/floor-server-process.ts with etcd), measured between raw and API. */
   floor?: { client: ApiClient; pid: number };
-  /** A client of the same server that authenticates with a client certificate: a cell after the token's. */
-  certClient?: ApiClient;
+  /**
+   * Clients of the same server that authenticate another way (a client certificate; the token plus
+   * impersonation headers), each with its own sockets. Their cells run after every token cell, so the
+   * token row is measured exactly as without them (no other client's warm-up or keep-alive
+   * connections beside it).
+   */
+  variants?: Partial<Record<CreateVariant, { client: ApiClient; label: string }>>;
 }
 
 /** Creates made before the timed cells, so that V8 has compiled the hot paths of both sides. */
@@ -110,7 +120,7 @@ async function untimedLoop(concurrency: number, seconds: number, op: (i: number)
   return done;
 }
 
-/** Runs raw, the floor (if any), then API at each concurrency; deletes the raw keys (and the floor's, under the same prefix) at the end. */
+/** Runs raw, the floor (if any), then API at each concurrency, then each variant's API cells at each concurrency; deletes the raw keys (and the floor's, under the same prefix) at the end. */
 export async function measureCreateThroughput(
   client: ApiClient,
   etcd: Etcd3,
@@ -143,16 +153,17 @@ export async function measureCreateThroughput(
       const api = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
         await postSecret(client, plan.namespace, `c${c}-${i}`);
       });
-      let apiByCert: CreateCell | undefined;
-      const certClient = plan.certClient;
-      if (certClient) {
-        progress('create', `API creates (POST) authenticated by a client certificate, ${c} in flight, ${plan.seconds} s`);
-        apiByCert = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
-          await postSecret(certClient, plan.namespace, `x509-c${c}-${i}`);
+      rows.push({ concurrency: c, api, raw, ...(floor ? { floor } : {}) });
+      progress('create', `c=${c}: API ${api.perSecond.toFixed(0)}/s p99 ${api.latencyMs.p99.toFixed(1)} ms; raw ${raw.perSecond.toFixed(0)}/s p99 ${raw.latencyMs.p99.toFixed(1)} ms`);
+    }
+    for (const [variant, v] of Object.entries(plan.variants ?? {}) as [CreateVariant, { client: ApiClient; label: string }][]) {
+      for (const row of rows) {
+        const c = row.concurrency;
+        progress('create', `API creates (POST) ${v.label}, ${c} in flight, ${plan.seconds} s`);
+        row[variant] = await closedLoop(c, plan.seconds, plan.pids, progress, async (i) => {
+          await postSecret(v.client, plan.namespace, `${variant.toLowerCase()}-c${c}-${i}`);
         });
       }
-      rows.push({ concurrency: c, api, raw, ...(floor ? { floor } : {}), ...(apiByCert ? { apiByCert } : {}) });
-      progress('create', `c=${c}: API ${api.perSecond.toFixed(0)}/s p99 ${api.latencyMs.p99.toFixed(1)} ms; raw ${raw.perSecond.toFixed(0)}/s p99 ${raw.latencyMs.p99.toFixed(1)} ms`);
     }
   } finally {
     await etcd.delete().prefix(plan.rawPrefix);

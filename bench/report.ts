@@ -1,6 +1,6 @@
 /** The bench's results (also the JSON written per run) and their rendering as one table. */
 import type { StormResult } from './connection-storm';
-import type { CreateCell, CreateRow, CreateWarmup } from './create-throughput';
+import type { CreateCell, CreateRow, CreateVariant, CreateWarmup } from './create-throughput';
 import type { EtcdBaseline } from './etcd-baseline';
 import type { GetRow } from './get-latency';
 import type { HostileRow } from './hostile-inputs';
@@ -98,6 +98,12 @@ function errorsNote(c: CreateCell): string {
   return c.errors ? `, ${int(c.errors)} errors (${c.firstError ?? ''})` : '';
 }
 
+/** The create cells measured after the token's (CreatePlan.variants), in the order they are shown. */
+const variantRows: [CreateVariant, string][] = [
+  ['apiByCert', 'client certificate'],
+  ['apiImpersonating', 'token + impersonation'],
+];
+
 function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | undefined): TableRow[] {
   const warmed = warmup
     ? [
@@ -125,17 +131,12 @@ function createRows(rows: CreateRow[], seconds: number, warmup: CreateWarmup | u
           againstRaw(row.api, row.raw, row.floor),
         ],
       },
-      ...(row.apiByCert
-        ? [
-            {
-              cells: [
-                `c=${row.concurrency}  API POST, client certificate`,
-                ...latency(row.apiByCert.latencyMs),
-                `${againstRaw(row.apiByCert, row.raw, row.floor)}; server CPU ${serverCpuPerRequest(row.apiByCert)} per create vs ${serverCpuPerRequest(row.api)} with the token`,
-              ],
-            },
-          ]
-        : []),
+      ...variantRows.flatMap(([variant, label]): TableRow[] => {
+        const cell = row[variant];
+        if (!cell) return [];
+        const cells = [`c=${row.concurrency}  API POST, ${label}`, ...latency(cell.latencyMs)];
+        return [{ cells: [...cells, `${againstRaw(cell, row.raw, row.floor)}; server CPU ${serverCpuPerRequest(cell)} per create vs ${serverCpuPerRequest(row.api)} with the token alone`] }];
+      }),
     ]),
   ];
 }

@@ -116,8 +116,12 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
     }
 
     if (has('create') && value) {
-      const certLoad = new ApiClient({ url: server.url, caCert: server.caCert, token: '', clientCert: server.clientCert }, { maxSockets: Math.max(64, ...opts.createConcurrency) });
-      cleanups.push(async () => certLoad.close());
+      // The same server, authenticated another way; each client has its own sockets, and its cells run after the token's.
+      const variantSockets = { maxSockets: Math.max(64, ...opts.createConcurrency) };
+      const certLoad = new ApiClient({ url: server.url, caCert: server.caCert, token: '', clientCert: server.clientCert }, variantSockets);
+      // The admin token impersonating a user of system:masters: the impersonation filter's checks and user swap per request.
+      const impersonatingLoad = new ApiClient({ url: server.url, caCert: server.caCert, token: server.token, headers: { 'impersonate-user': 'bench-impersonated', 'impersonate-group': 'system:masters' } }, variantSockets);
+      cleanups.push(async () => certLoad.close(), async () => impersonatingLoad.close());
       // The create floor: what a Node server pays for HTTPS, JSON and the etcd3 call alone (keys under the raw prefix).
       let floor: { client: ApiClient; pid: number } | undefined;
       if (opts.createFloor) {
@@ -134,15 +138,17 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
         rawPrefix: RAW_CREATE_PREFIX,
         pids: { server: server.pid, etcd: etcd.pid ?? -1, bench: process.pid },
         ...(floor ? { floor } : {}),
-        // The same server, authenticated by its admin client certificate instead of the token.
-        certClient: certLoad,
+        variants: {
+          apiByCert: { client: certLoad, label: 'authenticated by a client certificate' },
+          apiImpersonating: { client: impersonatingLoad, label: 'with the token, impersonating a user' },
+        },
       };
       if (opts.createWarmupSeconds > 0) {
         results.createWarmup = await warmUpCreates(load, raw, value, plan, opts.createWarmupSeconds, progress);
         stored += results.createWarmup.apiCreates;
       }
       results.create = await measureCreateThroughput(load, raw, value, plan, progress);
-      stored += results.create.reduce((n, r) => n + r.api.creates, 0);
+      stored += results.create.reduce((n, r) => n + r.api.creates + (r.apiByCert?.creates ?? 0) + (r.apiImpersonating?.creates ?? 0), 0);
     }
     if (has('get') || has('list')) {
       progress('load', `creating ${opts.listObjects} secrets in ${LIST_NS} through the API, ${opts.loadConcurrency} in flight`);

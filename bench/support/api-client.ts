@@ -8,6 +8,8 @@ export interface ApiTarget {
   token: string;
   /** Authenticate with this client certificate and key (PEM) instead of the token. */
   clientCert?: { cert: string; key: string };
+  /** Headers sent with every request besides the credentials (e.g. Impersonate-User). */
+  headers?: Record<string, string>;
 }
 
 /** One response: status and the whole body, unparsed. */
@@ -33,8 +35,8 @@ export class ApiClient {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const headers: Record<string, string> = this.target.clientCert
-        ? { accept: 'application/json' }
-        : { authorization: `Bearer ${this.target.token}`, accept: 'application/json' };
+        ? { ...this.target.headers, accept: 'application/json' }
+        : { ...this.target.headers, authorization: `Bearer ${this.target.token}`, accept: 'application/json' };
       if (payload) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(payload.length);

@@ -167,9 +167,10 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
           ? [withAuthenticatedGroup(x509Authenticator({ roots: parseCaBundle(opts.clientCA, 'client-ca-bundle'), onFailure: opts.onX509Failure }))]
           : []),
         bearerTokenAuthenticator([staticTokenAuthenticator(new Map([[token, { name: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
-        ...(serviceAccounts ? [withAuthenticatedGroup(bearerTokenAuthenticator([serviceAccounts.authenticator(async (r, ns, n) => server?.getObject(r, ns, n))]))] : []),
+        // bearerTokenAuthenticator adds system:authenticated itself.
+        ...(serviceAccounts ? [bearerTokenAuthenticator([serviceAccounts.authenticator(async (r, ns, n) => server?.getObject(r, ns, n))])] : []),
         ...(opts.authenticators ?? []),
-        ...(authentication ? [withAuthenticatedGroup(bearerTokenAuthenticator([authentication.jwt]))] : []),
+        ...(authentication ? [bearerTokenAuthenticator([authentication.jwt])] : []),
       ),
       tls: opts.clientCA ? { ...certs, clientCA: opts.clientCA } : certs,
       logger: silent,
