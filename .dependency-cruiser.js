@@ -10,7 +10,8 @@ const allowed = {
   encryption: ['api', 'storage'],
   apply: ['api'],
   patch: ['api'],
-  admission: ['api'],
+  // A plugin decodes its own configuration with the versioned-config loader.
+  admission: ['api', 'config'],
   auth: ['api'],
   audit: ['api'],
   registry: ['api', 'storage', 'apply', 'patch', 'admission', 'metrics'],

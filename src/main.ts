@@ -223,6 +223,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     // deadline (--request-timeout). Our connection-level body bounds follow the same flag.
     requestReadTimeoutMs: config.requestTimeoutMs,
     runtimeConfig: config.runtimeConfig,
+    admission: { enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins, configFile: config.admissionControlConfigFile },
     featureGates,
     apiAudiences: serviceAccounts.apiAudiences,
     serviceAccountTokens: serviceAccounts.issuer,

@@ -5,7 +5,7 @@
  * optional, so a server or test supplies only what its enabled plugins use; a factory takes what it
  * needs with requireDep, which names the plugin and the missing field.
  */
-import type { KubeObject } from '../api';
+import type { AuthorizationAttributes, Decision, KubeObject } from '../api';
 
 /** Reads a namespace; null when it does not exist. */
 export type NamespaceGetter = (name: string) => Promise<KubeObject | null>;
@@ -35,6 +35,8 @@ export interface AdmissionDeps {
   quotas?: QuotaAccessor;
   /** ResourceQuota: how long one admission waits for its evaluation (kube: 10 s). */
   quotaTimeoutMs?: number;
+  /** The server's authorizer chain (kube's WantsAuthorizer: webhooks' matchConditions `authorizer`). */
+  authorize?: (attrs: AuthorizationAttributes) => Promise<Decision>;
 }
 
 /** The dependency `key`, or an Error naming the plugin that needs it (kube: ValidateInitialization). */

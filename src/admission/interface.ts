@@ -37,6 +37,25 @@ export interface AdmissionPlugin {
   validate?(ctx: RequestContext, attrs: AdmissionAttributes): Promise<void>;
 }
 
+/** The kind of options object kube hands admission for each operation (kube: the handlers' *Options). */
+const optionsKind: Record<Operation, string | undefined> = {
+  CREATE: 'CreateOptions',
+  UPDATE: 'UpdateOptions',
+  DELETE: 'DeleteOptions',
+  CONNECT: undefined,
+};
+
+/**
+ * The operation's options as kube's admission attributes carry them (GetOperationOptions), what
+ * an AdmissionReview's `request.options` holds: `meta.k8s.io/v1` CreateOptions, UpdateOptions (a
+ * PATCH too) or DeleteOptions, with `dryRun: ["All"]` on a dry run. Undefined for CONNECT.
+ */
+export function operationOptions(ctx: RequestContext, operation: Operation): Record<string, unknown> | undefined {
+  const kind = optionsKind[operation];
+  if (!kind) return undefined;
+  return { kind, apiVersion: 'meta.k8s.io/v1', ...(ctx.dryRun ? { dryRun: ['All'] } : {}), ...ctx.writeOptions };
+}
+
 /** kube's admission.NewHandler: a `handles` answering true for exactly the given operations. */
 export function handlesOperations(...operations: Operation[]): (operation: Operation) => boolean {
   const set = new Set(operations);

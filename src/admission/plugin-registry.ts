@@ -5,20 +5,23 @@
  * order the names come in. Unknown names, a name registered twice and a factory that fails are
  * Errors naming the plugin, meant to stop the server at startup.
  */
+import type { ConfigSource } from '../config/versioned-config';
 import type { AdmissionDeps } from './deps';
 import { AdmissionChain, AdmissionPlugin } from './interface';
 import { kubeAdmissionPluginOrder, kubeDefaultOnAdmissionPlugins } from './plugin-order';
 
 /**
- * Builds one plugin. `config` is the plugin's own configuration as given (the `configuration`
- * object, or the content of the file at `path`, of its entry in an AdmissionConfiguration), or
- * undefined when there is none; a factory that takes none ignores it. Returns null when the plugin
- * stays inactive (e.g. behind a feature gate); throws to refuse the configuration.
+ * Builds one plugin. `config` says where the plugin's own configuration is, as kube hands a plugin
+ * an io.Reader: the embedded `configuration` of its AdmissionConfiguration entry as JSON text, or
+ * the file at its `path` (config/kinds/admission.ts); undefined when there is none. The plugin
+ * decodes it itself (`loadConfig(config, itsKind)`); a factory that takes none ignores it. Returns
+ * null when the plugin stays inactive (e.g. behind a feature gate); throws to refuse the
+ * configuration.
  */
-export type PluginFactory = (config: unknown, deps: AdmissionDeps) => AdmissionPlugin | null;
+export type PluginFactory = (config: ConfigSource | undefined, deps: AdmissionDeps) => AdmissionPlugin | null;
 
-/** The configuration of the named plugin, or undefined (kube's ConfigProvider.ConfigFor). */
-export type ConfigProvider = (name: string) => unknown;
+/** Where the named plugin's configuration is, or undefined (kube's ConfigProvider.ConfigFor). */
+export type ConfigProvider = (name: string) => ConfigSource | undefined;
 
 export interface PluginsOptions {
   /** The order plugins run in; every registered name must be in it (default: kube v1.32's). */
@@ -98,7 +101,7 @@ export class Plugins {
    * Builds the chain of the named plugins, in plugin order whatever the order of `names` (kube:
    * Plugins.NewFromPlugins): each factory gets its plugin's configuration and the dependencies.
    */
-  newFromPlugins(names: Iterable<string>, configFor: ConfigProvider | Readonly<Record<string, unknown>> = {}, deps: AdmissionDeps = {}): AdmissionChain {
+  newFromPlugins(names: Iterable<string>, configFor: ConfigProvider | Readonly<Record<string, ConfigSource>> = {}, deps: AdmissionDeps = {}): AdmissionChain {
     const configOf: ConfigProvider = typeof configFor === 'function' ? configFor : (n) => (Object.hasOwn(configFor, n) ? configFor[n] : undefined);
     const plugins: AdmissionPlugin[] = [];
     for (const name of this.ordered(names)) {

@@ -70,6 +70,12 @@ export interface ServerConfig {
   authorizationConfig?: string;
   /** `--authorization-webhook-config-file`: the kubeconfig of mode Webhook's server (absolute path). */
   authorizationWebhookConfigFile?: string;
+  /** `--enable-admission-plugins`: plugins on beyond kube's defaults (names as given). */
+  enableAdmissionPlugins: string[];
+  /** `--disable-admission-plugins`: default plugins turned off. */
+  disableAdmissionPlugins: string[];
+  /** `--admission-control-config-file`: an AdmissionConfiguration (absolute path). */
+  admissionControlConfigFile?: string;
   /** `--authorization-webhook-version`: the SubjectAccessReview version mode Webhook sends (default v1beta1). */
   authorizationWebhookVersion: string;
   /** `--authorization-webhook-cache-authorized-ttl` in ms (default 5m; 0: no caching). */

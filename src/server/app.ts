@@ -9,6 +9,7 @@ import type { Logger } from 'winston';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, apiVersionOf, cloneJson } from '../api';
 import { EnableOptions, Plugins, newAdmissionPlugins } from '../admission';
+import { readAdmissionConfiguration } from '../config/kinds/admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
@@ -132,7 +133,11 @@ export interface ApiServerOptions {
    * --disable-admission-plugins, by name) and plugins of the embedder's own (`register`, called on
    * the registry before the chain is built). An unknown name rejects create() with kube's message.
    */
-  admission?: EnableOptions & { register?: (plugins: Plugins) => void };
+  admission?: EnableOptions & {
+    register?: (plugins: Plugins) => void;
+    /** kube's --admission-control-config-file: an AdmissionConfiguration (config/kinds/admission.ts). */
+    configFile?: string;
+  };
 }
 
 /** What an authorizer chain may be built from (ApiServerOptions.authorizer). */
@@ -164,6 +169,9 @@ export class ApiServer {
   private readonly serviceAccountController: ServiceAccountController;
   private readonly clusterRoleAggregationController: ClusterRoleAggregationController;
 
+  /** The server's authorizer chain (the filter's, access reviews', admission's). */
+  private readonly authorizer: Authorizer;
+
   /** The schema names addResource added with each resource (group/version/resource). */
   private readonly schemasAddedWith = new Map<string, string[]>();
 
@@ -179,8 +187,11 @@ export class ApiServer {
     // Every plugin this server implements, on by kube v1.32's defaults and run in kube's order.
     const admissionPlugins = newAdmissionPlugins();
     opts.admission?.register?.(admissionPlugins);
-    const admission = admissionPlugins.newFromPlugins(admissionPlugins.enabledPluginNames(opts.admission), {}, {
+    const enabledAdmission = admissionPlugins.enabledPluginNames(opts.admission);
+    const admission = admissionPlugins.newFromPlugins(enabledAdmission, readAdmissionConfiguration(enabledAdmission, opts.admission?.configFile), {
       getNamespace: (name) => this.getNamespace(name),
+      // The chain is built before the authorizer: plugins ask it through this late binding.
+      authorize: (attrs) => this.authorizer.authorize(attrs),
       quotas: {
         // With resourcequotas not served (--runtime-config) there are no quotas to enforce.
         getQuotas: async (namespace, o) => {
@@ -213,6 +224,7 @@ export class ApiServer {
     });
     const listers = rbacListers(this.registry, this.informers);
     const authorizer = typeof opts.authorizer === 'function' ? opts.authorizer({ rbac: () => rbacAuthorizerFor(listers) }) : (opts.authorizer ?? alwaysAllow);
+    this.authorizer = authorizer;
     // Access reviews and RBAC's escalate/bind checks ask the same chain every request passes.
     settings.authorization = {
       authorize: (attrs) => authorizer.authorize(attrs),

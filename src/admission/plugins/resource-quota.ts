@@ -10,6 +10,7 @@ import type { RequestContext } from '../../api/request-context';
 import { QuotaAccessor, requireDep } from '../deps';
 import { AdmissionAttributes, AdmissionPlugin, handlesOperations } from '../interface';
 import type { Plugins } from '../plugin-registry';
+import { configVersion, defineConfigKind, loadConfig, s, type ConfigSource } from '../../config/versioned-config';
 
 export const resourceQuotaPluginName = 'ResourceQuota';
 
@@ -267,15 +268,31 @@ export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlu
 }
 
 /**
- * kube's ResourceQuotaConfiguration (apiVersion apiserver.config.k8s.io/v1): only its absence, or an
- * empty `limitedResources`, is supported yet; anything else is refused rather than ignored.
+ * kube's ResourceQuotaConfiguration (`apiserver.config.k8s.io/v1`; kube's older
+ * `resourcequota.admission.k8s.io` Configuration is not read): only its absence, or an empty
+ * `limitedResources`, is supported yet; anything else is refused rather than ignored.
  */
-function checkResourceQuotaConfiguration(config: unknown): void {
-  if (config === undefined || config === null) return;
-  if (typeof config !== 'object' || Array.isArray(config)) throw new Error('its configuration must be a ResourceQuotaConfiguration object');
-  const limited = (config as { limitedResources?: unknown }).limitedResources;
-  if (limited === undefined || limited === null || (Array.isArray(limited) && limited.length === 0)) return;
-  throw new Error('limitedResources is not supported by this server');
+function quotaConfigShape(pkg: string) {
+  return s.struct(`${pkg}.Configuration`, {
+    limitedResources: s.list(
+      s.struct(`${pkg}.LimitedResource`, { apiGroup: s.string(), resource: s.string(), matchContains: s.list(s.string()), matchScopes: s.list(s.any()) }),
+    ),
+  });
+}
+const quotaConfigVersion = (pkg: string) => configVersion(quotaConfigShape(pkg), { toInternal: (v) => ({ limitedResources: v.limitedResources ?? [] }) });
+const resourceQuotaConfigurationKind = defineConfigKind<{ limitedResources: unknown[] }>({
+  group: 'apiserver.config.k8s.io',
+  kind: 'ResourceQuotaConfiguration',
+  versions: {
+    v1: quotaConfigVersion('v1'),
+  },
+  internalType: '*resourcequota.Configuration',
+});
+
+function checkResourceQuotaConfiguration(source: ConfigSource | undefined): void {
+  if (!source) return;
+  const config = loadConfig(source, resourceQuotaConfigurationKind);
+  if (config.limitedResources.length) throw new Error('limitedResources is not supported by this server');
 }
 
 /** Configuration: a ResourceQuotaConfiguration without limitedResources; needs deps.quotas (and deps.quotaTimeoutMs if set). */

@@ -3,12 +3,13 @@ import { loopHeld, nextTurn } from '../../api';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { trackUpdate, validateManagerParam } from './field-manager';
-import { parseDryRun, readObjectBody } from './write-options';
+import { parseDryRun, queryWriteOptions, readObjectBody } from './write-options';
 
 export async function createHandler(s: HandlerScope): Promise<void> {
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'CreateOptions');
   validateManagerParam(s, 'CreateOptions');
+  s.ctx.writeOptions = queryWriteOptions(s);
   const body = await readObjectBody(s);
   if (loopHeld()) await nextTurn();
   const obj = await trackUpdate(s, null, body);

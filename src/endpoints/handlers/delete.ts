@@ -78,6 +78,17 @@ async function deleteOptions(s: HandlerScope): Promise<HandlerDeleteOptions> {
   return opts;
 }
 
+/** The DeleteOptions fields a client set, as admission webhooks receive them (dryRun aside). */
+function deleteWriteOptions(opts: Awaited<ReturnType<typeof deleteOptions>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (opts.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = opts.gracePeriodSeconds;
+  if (opts.preconditions !== undefined) out.preconditions = opts.preconditions;
+  if (opts.orphanDependents !== undefined) out.orphanDependents = opts.orphanDependents;
+  if (opts.propagationPolicy !== undefined) out.propagationPolicy = opts.propagationPolicy;
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential !== undefined) out.ignoreStoreReadErrorWithClusterBreakingPotential = opts.ignoreStoreReadErrorWithClusterBreakingPotential;
+  return out;
+}
+
 /** kube's authorizeUnsafeDelete: the option needs the verb unsafe-delete-ignore-read-errors on the object. */
 async function authorizeUnsafeDelete(s: HandlerScope, authorizer: Authorizer): Promise<void> {
   const verb = 'unsafe-delete-ignore-read-errors';
@@ -99,6 +110,7 @@ export async function deleteHandler(s: HandlerScope): Promise<void> {
   const opts = await deleteOptions(s);
   checkResponseOptions(s, target);
   s.ctx.dryRun = opts.dryRun;
+  s.ctx.writeOptions = deleteWriteOptions(opts);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential && s.unsafeDelete) {
     if (s.info.subresource) {
       throw errors.forbidden(s.store.gr, s.info.name, 'ignoreStoreReadErrorWithClusterBreakingPotential delete option is not allowed on a subresource or non-resource request');
@@ -122,6 +134,7 @@ export async function deleteCollectionHandler(s: HandlerScope): Promise<void> {
   }
   checkResponseOptions(s, target);
   s.ctx.dryRun = opts.dryRun;
+  s.ctx.writeOptions = deleteWriteOptions(opts);
   const list = await s.store.deleteCollection(s.ctx, listQuery(s), opts);
   writeList(s, list, target);
 }

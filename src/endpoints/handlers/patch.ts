@@ -10,7 +10,7 @@ import { appendWarnings } from '../warnings';
 import { bodyWorkerThreshold, decodeLargeJson, decodeYamlAsync, withCloseSignal } from '../body-worker';
 import { YamlError } from '../yaml-decode';
 import { serverSideApply, trackUpdate, validateManagerParam } from './field-manager';
-import { admitObject, markIfHeavy, parseDryRun, parseFieldValidation } from './write-options';
+import { admitObject, markIfHeavy, parseDryRun, parseFieldValidation, queryWriteOptions } from './write-options';
 
 const applyCborPatchType = 'application/apply-patch+cbor';
 
@@ -56,6 +56,8 @@ export async function patchHandler(s: HandlerScope): Promise<void> {
   const type = applyCbor ? 'application/apply-patch+yaml' : patchTypeFromContentType(contentType);
   if (!type) throw errors.unsupportedMediaType(s.cbor ? [...supportedPatchTypes, applyCborPatchType] : supportedPatchTypes);
   validateManagerParam(s, 'PatchOptions');
+  // kube hands admission the patch's options as UpdateOptions (or CreateOptions): force is not among them.
+  s.ctx.writeOptions = queryWriteOptions(s);
   const validation = parseFieldValidation(s);
   const bodyBytes = await readBody(s.req);
   markIfHeavy(s, bodyBytes.length);

@@ -3,12 +3,13 @@ import { errors, cloneJson, loopHeld, nextTurn } from '../../api';
 import { checkResponseOptions, negotiate, writeObject } from '../responses';
 import type { HandlerScope } from '../scope';
 import { trackUpdate, validateManagerParam } from './field-manager';
-import { parseDryRun, readObjectBody } from './write-options';
+import { parseDryRun, queryWriteOptions, readObjectBody } from './write-options';
 
 export async function updateHandler(s: HandlerScope): Promise<void> {
   const target = negotiate(s);
   s.ctx.dryRun = parseDryRun(s, 'UpdateOptions');
   validateManagerParam(s, 'UpdateOptions');
+  s.ctx.writeOptions = queryWriteOptions(s);
   const obj = await readObjectBody(s);
   const bodyName = obj.metadata.name ?? '';
   if (bodyName !== s.info.name) {

@@ -23,6 +23,14 @@ export function parseDryRun(s: HandlerScope, optionsKind: string): boolean {
   return values.length > 0;
 }
 
+/** The fieldManager and fieldValidation the query gave, as kube's *Options hold them (RequestContext.writeOptions). */
+export function queryWriteOptions(s: HandlerScope): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (s.query.fieldManager) out.fieldManager = s.query.fieldManager;
+  if (s.query.fieldValidation) out.fieldValidation = s.query.fieldValidation;
+  return out;
+}
+
 export function parseFieldValidation(s: HandlerScope): FieldValidation {
   const v = s.query.fieldValidation ?? '';
   if (v === '' || v === 'Warn') return 'Warn';

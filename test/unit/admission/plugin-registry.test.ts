@@ -180,14 +180,14 @@ describe('Plugins', () => {
         return recorder([], n);
       });
     const deps: AdmissionDeps = { quotaTimeoutMs: 5 };
-    const erl = { apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits: [{ type: 'Server', qps: 50, burst: 100 }] };
+    const erl = { text: JSON.stringify({ apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits: [{ type: 'Server', qps: 50, burst: 100 }] }), path: '/etc/admission.yaml' };
     plugins.newFromPlugins(['EventRateLimit', 'ImagePolicyWebhook', 'NamespaceLifecycle'], (n) => (n === 'EventRateLimit' ? erl : undefined), deps);
     expect(seen.EventRateLimit).toEqual({ config: erl, deps });
     expect(seen.ImagePolicyWebhook?.config).toBeUndefined();
     expect(seen.NamespaceLifecycle?.deps).toBe(deps);
 
-    plugins.newFromPlugins(['ImagePolicyWebhook', 'EventRateLimit'], { ImagePolicyWebhook: { imagePolicy: { allowTTL: 50 } } });
-    expect(seen.ImagePolicyWebhook?.config).toEqual({ imagePolicy: { allowTTL: 50 } });
+    plugins.newFromPlugins(['ImagePolicyWebhook', 'EventRateLimit'], { ImagePolicyWebhook: { path: '/etc/image-policy.yaml' } });
+    expect(seen.ImagePolicyWebhook?.config).toEqual({ path: '/etc/image-policy.yaml' });
     expect(seen.EventRateLimit?.config).toBeUndefined();
     expect(seen.EventRateLimit?.deps).toEqual({});
   });
@@ -307,10 +307,12 @@ describe("this server's plugins", () => {
 
   test('ResourceQuota takes a ResourceQuotaConfiguration without limitedResources and refuses the rest', () => {
     const plugins = newAdmissionPlugins();
-    const cfg = (c: unknown) => plugins.newFromPlugins(['ResourceQuota'], { ResourceQuota: c }, deps);
+    const cfg = (c: unknown) => plugins.newFromPlugins(['ResourceQuota'], { ResourceQuota: { text: JSON.stringify(c), path: '/etc/admission.yaml' } }, deps);
     expect(cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration' }).names).toEqual(['ResourceQuota']);
     expect(cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [] }).names).toEqual(['ResourceQuota']);
-    expect(() => cfg({ limitedResources: [{ resource: 'pods', matchContains: ['cpu'] }] })).toThrow('limitedResources is not supported');
-    expect(() => cfg('text')).toThrow('must be a ResourceQuotaConfiguration object');
+    expect(() => cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [{ resource: 'pods', matchContains: ['cpu'] }] })).toThrow(
+      'limitedResources is not supported',
+    );
+    expect(() => cfg('text')).toThrow('failed to load ResourceQuotaConfiguration from file "/etc/admission.yaml"');
   });
 });

@@ -48,6 +48,9 @@ describe('parseFlags defaults', () => {
       authorizationWebhookVersion: 'v1beta1',
       authorizationWebhookCacheAuthorizedTtlMs: 300_000,
       authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
+      enableAdmissionPlugins: [],
+      disableAdmissionPlugins: [],
+      admissionControlConfigFile: undefined,
       featureGates: new Map(),
       runtimeConfig: new Map(),
       watchCache: true,
@@ -280,7 +283,7 @@ describe('usage', () => {
       }),
     );
     // kube-apiserver v1.32's section order; sections without flags (auditing, features,
-    // admission, metrics) are not printed. "Standalone" is ours.
+    // metrics) are not printed. "Standalone" is ours.
     expect([...byName.keys()]).toEqual([
       'Generic flags:',
       'Etcd flags:',
@@ -288,6 +291,7 @@ describe('usage', () => {
       'Authentication flags:',
       'Authorization flags:',
       'API enablement flags:',
+      'Admission flags:',
       'Logs flags:',
       'Misc flags:',
       'Standalone flags:',
@@ -325,6 +329,7 @@ describe('usage', () => {
         'authorization-webhook-version',
       ],
       'API enablement flags:': ['runtime-config'],
+      'Admission flags:': ['admission-control-config-file', 'disable-admission-plugins', 'enable-admission-plugins'],
       'Logs flags:': ['v'],
       'Misc flags:': ['event-ttl'],
       'Standalone flags:': ['data-dir', 'write-cert-kubeconfig', 'write-kubeconfig', 'write-kubeconfig-exec-service-account'],
@@ -453,5 +458,20 @@ describe('formatGoDuration (Go Duration.String cases)', () => {
     [-1500, '-1.5s'],
   ])('%d ms → %s', (ms, text) => {
     expect(formatGoDuration(ms)).toBe(text);
+  });
+});
+
+describe('admission flags', () => {
+  it('collects --enable/--disable-admission-plugins like pflag string slices and makes the config file absolute', () => {
+    const config = parse('--enable-admission-plugins=EventRateLimit', '--enable-admission-plugins', 'ImagePolicyWebhook', '--disable-admission-plugins=ResourceQuota', '--admission-control-config-file=conf/admission.yaml');
+    expect(config.enableAdmissionPlugins).toEqual(['EventRateLimit', 'ImagePolicyWebhook']);
+    expect(config.disableAdmissionPlugins).toEqual(['ResourceQuota']);
+    expect(config.admissionControlConfigFile).toBe('/srv/apiserver/conf/admission.yaml');
+  });
+
+  it('refuses a plugin both enabled and disabled, with kube\'s message', () => {
+    expect(failure('--enable-admission-plugins=EventRateLimit,ResourceQuota', '--disable-admission-plugins=ResourceQuota')).toContain(
+      '[ResourceQuota] in enable-admission-plugins and disable-admission-plugins overlapped',
+    );
   });
 });

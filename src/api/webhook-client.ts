@@ -1,0 +1,327 @@
+/**
+ * How this server calls a webhook (authorization webhooks, the image policy webhook, admission
+ * webhooks): one JSON POST as client-go's REST client makes it, to a server a kubeconfig or a
+ * webhook's clientConfig names, and the failures worded as client-go words them.
+ *
+ * - The URL is the server's, its path cleaned, its query replaced by `?timeout=<timeout>`.
+ * - Headers: `Content-Type`/`Accept` of kube's JSON codec, `Accept-Encoding: gzip`, the
+ *   connection's bearer token (or token file, re-read every minute) or basic credentials.
+ * - An answer is read whole up to `maxResponseBytes` (16 MiB by default; after decompression too).
+ * - A non-2xx answer is client-go's StatusError (the Status it carries, or kube's generic text for
+ *   the code); a transport failure is Go's wording (`dial tcp …: connect: connection refused`), a
+ *   deadline `context deadline exceeded`; each says whether kube's DefaultShouldRetry retries it.
+ *   `postWithRetry` retries with kube's backoff but never past the deadline of the first attempt.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { gunzip } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import type { ClientConnection } from './client-connection';
+import { formatGoDuration } from './duration';
+
+const gunzipAsync = promisify(gunzip);
+
+/** Ours: the most of an answer read (client-go reads it all). */
+const MAX_RESPONSE_BYTES = 16 << 20;
+const TOKEN_FILE_REFRESH_MS = 60_000;
+
+/** kube's wait.Backoff for webhook retries. */
+export interface RetryBackoff {
+  initialMs: number;
+  factor: number;
+  jitter: number;
+  steps: number;
+}
+
+/** kube's DefaultRetryBackoff: 500 ms, ×1.5, jitter 0.2, 5 steps. */
+export const defaultRetryBackoff: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+
+/** A failed call: client-go's error text and whether kube's DefaultShouldRetry would try again. */
+export class WebhookCallError extends Error {
+  constructor(
+    message: string,
+    readonly retry: boolean,
+    readonly retryAfterMs = 0,
+  ) {
+    super(message);
+  }
+}
+
+/** apimachinery's NewGenericServerResponse message for an answer that is no Status. */
+function genericServerMessage(code: number, serverMessage: string): { message: string; reason: string } {
+  switch (code) {
+    case 409:
+      return { reason: 'AlreadyExists', message: 'the server reported a conflict' };
+    case 404:
+      return { reason: 'NotFound', message: 'the server could not find the requested resource' };
+    case 400:
+      return { reason: 'BadRequest', message: 'the server rejected our request for an unknown reason' };
+    case 401:
+      return { reason: 'Unauthorized', message: 'the server has asked for the client to provide credentials' };
+    case 403:
+      return { reason: 'Forbidden', message: serverMessage };
+    case 406:
+      return {
+        reason: 'NotAcceptable',
+        message: serverMessage === '' || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage,
+      };
+    case 415:
+      return { reason: 'UnsupportedMediaType', message: serverMessage };
+    case 405:
+      return { reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' };
+    case 422:
+      return { reason: 'Invalid', message: 'the server rejected our request due to an error in our request' };
+    case 503:
+      return { reason: 'ServiceUnavailable', message: 'the server is currently unable to handle the request' };
+    case 504:
+      return { reason: 'Timeout', message: 'the server was unable to return a response in the time allotted, but may still be processing the request' };
+    case 429:
+      return { reason: 'TooManyRequests', message: 'the server has received too many requests and has asked us to try again later' };
+    default:
+      return code >= 500
+        ? { reason: 'InternalError', message: `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding` }
+        : { reason: 'Unknown', message: `the server responded with the status code ${code} but did not return more information` };
+  }
+}
+
+/** The error client-go makes of a non-2xx answer, and DefaultShouldRetry's verdict on it. */
+export function statusError(code: number, contentType: string, body: string, retryAfterSeconds: number): WebhookCallError {
+  let reason: string;
+  let message: string;
+  let retryAfter = retryAfterSeconds;
+  let status: Record<string, unknown> | undefined;
+  try {
+    const doc = JSON.parse(body) as unknown;
+    if (doc && typeof doc === 'object' && !Array.isArray(doc) && (doc as Record<string, unknown>).kind === 'Status') status = doc as Record<string, unknown>;
+  } catch {
+    status = undefined;
+  }
+  if (status) {
+    reason = typeof status.reason === 'string' ? status.reason : '';
+    message = typeof status.message === 'string' ? status.message : '';
+    const details = status.details as Record<string, unknown> | undefined;
+    retryAfter = typeof details?.retryAfterSeconds === 'number' ? details.retryAfterSeconds : 0;
+  } else {
+    const media = contentType.split(';')[0]!.trim().toLowerCase();
+    const text = contentType === '' || media.startsWith('text/') ? body.slice(0, 1024).trim() : 'unknown';
+    ({ reason, message } = genericServerMessage(code, text));
+  }
+  // DefaultShouldRetry: IsInternalError, IsTimeout, IsTooManyRequests, or SuggestsClientDelay.
+  const retry = ['InternalError', 'Timeout', 'TooManyRequests'].includes(reason) || retryAfter > 0 || (reason === 'ServerTimeout' && !!status?.details);
+  return new WebhookCallError(message, retry, retryAfter * 1000);
+}
+
+/** Go's wording of a transport failure (`dial tcp …: connect: connection refused`), and whether it is a reset. */
+function transportError(e: NodeJS.ErrnoException, host: string): WebhookCallError {
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return new WebhookCallError(`dial tcp ${host}: connect: connection refused`, false);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new WebhookCallError(`dial tcp: lookup ${host.replace(/:\d+$/, '')}: no such host`, false);
+    case 'ECONNRESET':
+      // Node says "socket hang up" for a connection closed before any answer: Go's EOF, not retried.
+      return e.message === 'socket hang up' ? new WebhookCallError('EOF', false) : new WebhookCallError('read: connection reset by peer', true);
+    case 'EPIPE':
+      return new WebhookCallError('write: broken pipe', false);
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return new WebhookCallError('tls: failed to verify certificate: x509: certificate signed by unknown authority', false);
+    case 'CERT_HAS_EXPIRED':
+    case 'CERT_NOT_YET_VALID':
+      return new WebhookCallError('tls: failed to verify certificate: x509: certificate has expired or is not yet valid', false);
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return new WebhookCallError(`tls: failed to verify certificate: x509: ${(e as { reason?: string }).reason ?? e.message}`, false);
+    default:
+      return new WebhookCallError(e.message, false);
+  }
+}
+
+/** client-go's rest URL: the server's path cleaned (path.Join), its query replaced by `timeout`. */
+export function requestUrl(server: string, timeoutMs: number): URL {
+  const u = new URL(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(server) ? server : `https://${server}`);
+  const segments: string[] = [];
+  for (const s of u.pathname.split('/')) {
+    if (s === '' || s === '.') continue;
+    if (s === '..') segments.pop();
+    else segments.push(s);
+  }
+  u.pathname = `/${segments.join('/')}`;
+  u.search = `?timeout=${encodeURIComponent(formatGoDuration(timeoutMs))}`;
+  u.hash = '';
+  return u;
+}
+
+/** A complete 2xx answer. */
+export interface WebhookAnswer {
+  code: number;
+  contentType: string;
+  /** The body, decompressed. */
+  body: string;
+}
+
+export interface WebhookClientOptions {
+  connection: ClientConnection;
+  /** The User-Agent header (client-go's default names the binary, version and platform). */
+  userAgent?: string;
+  maxResponseBytes?: number;
+}
+
+/** One webhook server: its URL, its TLS agent (keep-alive), its credentials. */
+export class WebhookClient {
+  private readonly agent: http.Agent;
+  private readonly server: string;
+  private readonly maxResponseBytes: number;
+  private token?: { value: string; readAt: number };
+  /** The token file read in progress: concurrent calls share it (a read never blocks the event loop). */
+  private tokenRead?: Promise<void>;
+
+  constructor(private readonly opts: WebhookClientOptions) {
+    const c = opts.connection;
+    this.server = c.server;
+    this.maxResponseBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    this.agent = requestUrl(c.server, 1000).protocol === 'http:'
+      ? new http.Agent({ keepAlive: true })
+      : new https.Agent({
+          keepAlive: true,
+          ...(c.ca !== undefined ? { ca: c.ca } : {}),
+          rejectUnauthorized: !c.insecureSkipTLSVerify,
+          ...(c.tlsServerName ? { servername: c.tlsServerName } : {}),
+          ...(c.cert && c.key ? { cert: c.cert, key: c.key } : {}),
+        });
+  }
+
+  /** Closes the idle connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /**
+   * POSTs with kube's retries (`backoff`), every attempt within `timeoutMs` of the first: the
+   * answer, or the last attempt's WebhookCallError.
+   */
+  async postWithRetry(body: string, timeoutMs: number, backoff: RetryBackoff = defaultRetryBackoff): Promise<WebhookAnswer> {
+    const deadline = Date.now() + timeoutMs;
+    let delay = backoff.initialMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.post(body, Math.max(1, deadline - Date.now()), timeoutMs);
+      } catch (e) {
+        if (!(e instanceof WebhookCallError)) throw e;
+        const wait = Math.max(delay * (1 + Math.random() * backoff.jitter), e.retryAfterMs);
+        if (!e.retry || attempt >= backoff.steps || Date.now() + wait >= deadline) throw e;
+        await new Promise((r) => setTimeout(r, wait));
+        delay *= backoff.factor;
+      }
+    }
+  }
+
+  private async bearerToken(): Promise<string | undefined> {
+    const c = this.opts.connection;
+    if (c.token) return c.token;
+    if (!c.tokenFile) return undefined;
+    const file = c.tokenFile;
+    if (!this.token || Date.now() - this.token.readAt >= TOKEN_FILE_REFRESH_MS) {
+      this.tokenRead ??= readFile(file, 'utf8')
+        .then(
+          (text) => void (this.token = { value: text.trim(), readAt: Date.now() }),
+          (e: unknown) => {
+            // client-go keeps the last token it read; with none, the request goes without.
+            if (!this.token) throw new WebhookCallError(`open ${file}: ${(e as Error).message}`, false);
+          },
+        )
+        .finally(() => (this.tokenRead = undefined));
+      await this.tokenRead;
+    }
+    return this.token?.value;
+  }
+
+  /**
+   * One POST, bounded by `timeoutMs`; `urlTimeoutMs` is what `?timeout=` says (default the same).
+   * Rejects with WebhookCallError worded as client-go's url.Error / StatusError.
+   */
+  async post(body: string, timeoutMs: number, urlTimeoutMs = timeoutMs): Promise<WebhookAnswer> {
+    const u = requestUrl(this.server, urlTimeoutMs);
+    const host = u.host.includes(':') ? u.host : `${u.hostname}:${u.protocol === 'http:' ? 80 : 443}`;
+    const where = (m: string): string => `Post ${JSON.stringify(u.toString())}: ${m}`;
+    const c = this.opts.connection;
+    const headers: Record<string, string> = {
+      'User-Agent': this.opts.userAgent ?? 'platform-apiserver',
+      'Content-Type': 'application/json',
+      Accept: 'application/json, */*',
+      'Accept-Encoding': 'gzip',
+      'Content-Length': String(Buffer.byteLength(body)),
+    };
+    const token = await this.bearerToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    else if (c.username !== undefined || c.password !== undefined) {
+      headers.Authorization = `Basic ${Buffer.from(`${c.username ?? ''}:${c.password ?? ''}`).toString('base64')}`;
+    }
+    const transport = u.protocol === 'http:' ? http : https;
+    const max = this.maxResponseBytes;
+    return new Promise<WebhookAnswer>((resolve, reject) => {
+      let settled = false;
+      const fail = (e: WebhookCallError): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.destroy();
+        reject(e);
+      };
+      const req = transport.request(u, { method: 'POST', agent: this.agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > max) fail(new WebhookCallError(where('response body too large'), false));
+          else chunks.push(chunk);
+        });
+        res.on('error', (e) => fail(new WebhookCallError(where(`unexpected error when reading response body. Please retry. Original error: ${e.message}`), false)));
+        res.on('end', () => {
+          if (settled) return;
+          void answerOf(res, Buffer.concat(chunks), max).then(
+            (answer) => {
+              if (settled) return;
+              settled = true;
+              clearTimeout(timer);
+              resolve(answer);
+            },
+            (e: unknown) => fail(e instanceof WebhookCallError ? e : new WebhookCallError(e instanceof Error ? e.message : String(e), false)),
+          );
+        });
+      });
+      const timer = setTimeout(() => fail(new WebhookCallError(where('context deadline exceeded'), false)), timeoutMs);
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        const t = transportError(e, host);
+        fail(new WebhookCallError(where(t.message), t.retry));
+      });
+      req.end(body);
+    });
+  }
+}
+
+/** What client-go makes of a complete answer: the 2xx body, or the error of a non-2xx or empty one. */
+async function answerOf(res: http.IncomingMessage, raw: Buffer, max: number): Promise<WebhookAnswer> {
+  let data = raw;
+  if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip' && data.length) {
+    try {
+      // The bound holds after decompression too: a small gzip bomb may not inflate past it.
+      data = await gunzipAsync(data, { maxOutputLength: max });
+    } catch (e) {
+      throw new WebhookCallError(`unexpected error when reading response body. Please retry. Original error: ${(e as Error).message}`, false);
+    }
+  }
+  const code = res.statusCode ?? 0;
+  const contentType = String(res.headers['content-type'] ?? '');
+  const body = data.toString('utf8');
+  if (code < 200 || code > 206) {
+    const ra = Number.parseInt(String(res.headers['retry-after'] ?? ''), 10);
+    throw statusError(code, contentType, body, Number.isFinite(ra) && ra > 0 ? ra : 0);
+  }
+  if (data.length === 0) throw new WebhookCallError(`0-length response with status code: ${code} and content type: ${contentType}`, false);
+  return { code, contentType, body };
+}
