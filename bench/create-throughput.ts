@@ -43,10 +43,20 @@ export interface CreateRow {
   apiSecondServer?: CreateCell;
   /** The webhook user's creates on a second server whose webhook decisions are not cached (every create asks the webhook), when asked. */
   apiByWebhookUncached?: CreateCell;
+  /** The token's creates through one mutating and one validating admission webhook (both local), when asked. */
+  apiThroughAdmissionWebhooks?: CreateCell;
 }
 
 /** The API create cells of a row beside the token's: each is measured after every token cell (measureCreateThroughput). */
-export type CreateVariant = 'apiByCert' | 'apiImpersonating' | 'apiByJwt' | 'apiAsRbacUser' | 'apiByWebhook' | 'apiSecondServer' | 'apiByWebhookUncached';
+export type CreateVariant =
+  | 'apiByCert'
+  | 'apiImpersonating'
+  | 'apiByJwt'
+  | 'apiAsRbacUser'
+  | 'apiByWebhook'
+  | 'apiSecondServer'
+  | 'apiByWebhookUncached'
+  | 'apiThroughAdmissionWebhooks';
 
 /** A client of a variant's cells; `pids` adds to (or replaces) the plan's measured processes (another server, the webhook). */
 export interface VariantClient {

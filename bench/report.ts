@@ -108,6 +108,7 @@ const variantRows: [CreateVariant, string, (CreateVariant | 'api')?][] = [
   ['apiByJwt', 'JWT (authentication config)'],
   ['apiAsRbacUser', 'RBAC user (RoleBinding)'],
   ['apiByWebhook', 'webhook user (decision cached)'],
+  ['apiThroughAdmissionWebhooks', 'token, through 1 mutating + 1 validating admission webhook'],
   ['apiSecondServer', 'token, 2nd server'],
   ['apiByWebhookUncached', 'webhook user, no decision cache (2nd server)', 'apiSecondServer'],
 ];

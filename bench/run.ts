@@ -33,7 +33,7 @@ import { setUpRbacUser } from './support/rbac-user';
 import { forkWebhook, type WebhookHandle } from './support/webhook';
 import { startTestIssuer } from '../test/support/jwt-issuer';
 import { forkWatchers } from './support/watcher-fleet';
-import { createSecrets, ensureNamespace } from './support/secrets';
+import { createSecrets, ensureNamespace, secret } from './support/secrets';
 import { summarize } from './support/stats';
 import { storedSecretFactory, type StoredSecretFactory } from './support/stored-secret';
 import { measureStartup } from './startup-time';
@@ -187,6 +187,8 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
       }
       results.create = await measureCreateThroughput(load, raw, value, plan, progress);
       stored += results.create.reduce((n, r) => n + r.api.creates + MAIN_SERVER_VARIANTS.reduce((m, v) => m + (r[v]?.creates ?? 0), 0), 0);
+      await runAdmissionWebhookCells(load, webhook!, results.create, plan, progress);
+      stored += results.create.reduce((n, r) => n + (r.apiThroughAdmissionWebhooks?.creates ?? 0), 0);
       await runUncachedWebhookCells(opts, endpoints, dir, webhook!, results.create, plan, progress);
     }
     if (has('get') || has('list')) {
@@ -224,6 +226,54 @@ async function runAgainstServer(opts: BenchOptions, etcdVersion: string, results
     }
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  }
+}
+
+/** The namespace of the admission webhook cells: the only one their webhooks' namespaceSelector matches. */
+const ADMISSION_NS = 'bench-create-admission';
+const ADMISSION_NS_LABEL = 'bench-admission-webhooks';
+
+/**
+ * The token's creates through one mutating webhook (a JSONPatch adding a label) and one validating
+ * webhook (allows), both served by the bench's local webhook process, as kube configures them
+ * (sideEffects None, failurePolicy Fail, namespaceSelector on a namespace of their own). The
+ * configurations exist only while these cells run, so no other cell pays for matching them; the
+ * cells start once a create comes back mutated (the server's informers have them).
+ */
+async function runAdmissionWebhookCells(load: ApiClient, webhook: WebhookHandle, rows: CreateRow[], plan: CreatePlan, progress: Progress): Promise<void> {
+  const caBundle = Buffer.from(webhook.caCert).toString('base64');
+  const hook = (name: string, urlPath: string) => ({
+    name,
+    clientConfig: { url: `${webhook.url}${urlPath}`, caBundle },
+    rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }],
+    namespaceSelector: { matchLabels: { [ADMISSION_NS_LABEL]: 'on' } },
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    failurePolicy: 'Fail',
+    timeoutSeconds: 5,
+  });
+  const configs = [
+    { path: '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', hook: hook('mutate.bench.example.com', '/mutate') },
+    { path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', hook: hook('validate.bench.example.com', '/validate') },
+  ];
+  const ns = await load.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ADMISSION_NS, labels: { [ADMISSION_NS_LABEL]: 'on' } } });
+  if (ns.status !== 201 && ns.status !== 409) throw new Error(`create namespace ${ADMISSION_NS} → ${ns.status}: ${ns.body.toString('utf8').slice(0, 300)}`);
+  for (const c of configs) {
+    await load.expect('POST', c.path, { apiVersion: 'admissionregistration.k8s.io/v1', kind: c.kind, metadata: { name: 'bench' }, webhooks: [c.hook] }, 201);
+  }
+  try {
+    progress('setup', 'admission webhooks: waiting until a create comes back mutated');
+    for (let i = 0; ; i++) {
+      const res = await load.request('POST', `/api/v1/namespaces/${ADMISSION_NS}/secrets`, secret(ADMISSION_NS, `probe-${i}`));
+      const labels = res.status === 201 ? (JSON.parse(res.body.toString('utf8')) as { metadata?: { labels?: Record<string, string> } }).metadata?.labels : undefined;
+      if (labels?.['bench-mutated'] === 'true') break;
+      if (i >= 200) throw new Error(`admission webhooks never applied: last create → ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const label = 'with the token, through 1 mutating + 1 validating admission webhook (local)';
+    await measureVariantCells(rows, 'apiThroughAdmissionWebhooks', { client: load, label, pids: { webhook: webhook.pid } }, { ...plan, namespace: ADMISSION_NS }, progress);
+  } finally {
+    for (const c of configs) await load.request('DELETE', `${c.path}/bench`);
   }
 }
 

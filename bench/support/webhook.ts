@@ -1,4 +1,4 @@
-/** Forks the bench's allow-all authorization webhook (support/webhook-process.js) and writes the kubeconfig naming it. */
+/** Forks the bench's allow-all webhook (support/webhook-process.js: authorization and admission) and writes the kubeconfig naming it. */
 import { fork } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,6 +6,9 @@ import path from 'node:path';
 /** A running webhook and the kubeconfig file (`--authorization-webhook-config-file`) that points at it. */
 export interface WebhookHandle {
   kubeconfig: string;
+  /** Its base URL and CA, for admission webhook configurations (`clientConfig.url`, `caBundle`). */
+  url: string;
+  caCert: string;
   pid: number;
   stop(): Promise<void>;
 }
@@ -46,6 +49,8 @@ export async function forkWebhook(dir: string): Promise<WebhookHandle> {
   );
   return {
     kubeconfig,
+    url: ready.url,
+    caCert: ready.caCert,
     pid: child.pid as number,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.send('stop');
