@@ -89,3 +89,28 @@ export function compareGoStrings(a: string, b: string): number {
   }
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
+
+/** Go's errno text for a failed file operation (`no such file or directory`, `permission denied`, …). */
+export function goErrnoText(e: unknown): string {
+  switch ((e as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'ENOTDIR':
+      return 'not a directory';
+    default:
+      return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * Go's *PathError text of a failed os call (`open /x: no such file or directory`). Reading a
+ * directory fails at read in Go, not at open.
+ */
+export function goPathError(op: 'open' | 'stat', path: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return `${op === 'open' && code === 'EISDIR' ? 'read' : op} ${path}: ${goErrnoText(e)}`;
+}

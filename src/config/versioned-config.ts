@@ -29,7 +29,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { FieldError, aggregateMessages, fieldErrorString, goJsonScan, scanJson, unmarshalTypeMessage } from '../api';
+import { FieldError, aggregateMessages, fieldErrorString, goJsonScan, goPathError, scanJson, unmarshalTypeMessage } from '../api';
 import { DocObject, DocValue, Shape, ShapeNode, docFromPlain, jsonKind, parseJsonDoc, strictDecode, zeroOf } from './config-decode';
 import { decodeConfigYaml, maxYamlDepth, maxYamlNodes } from './config-yaml';
 
@@ -294,22 +294,6 @@ function defaultFileError(p: ConfigProblem): string {
 }
 
 /** Go's *PathError text for a failed os.ReadFile (`open /x: no such file or directory`). */
-function goOsError(e: unknown, path: string): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  switch (code) {
-    case 'ENOENT':
-      return `open ${path}: no such file or directory`;
-    case 'EACCES':
-      return `open ${path}: permission denied`;
-    case 'EISDIR':
-      return `read ${path}: is a directory`;
-    case 'ENOTDIR':
-      return `open ${path}: not a directory`;
-    default:
-      return `open ${path}: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
-
 const ownSchemes = new WeakMap<ConfigKind<unknown>, ConfigScheme>();
 
 function schemeFor(kind: ConfigKind<unknown>): ConfigScheme {
@@ -366,7 +350,7 @@ export function loadConfig<T>(source: ConfigSource, kind: ConfigKind<T>, opts: L
   try {
     data = readFileSync(source.path);
   } catch (e) {
-    throw failure(kind as ConfigKind<unknown>, { stage: 'read', path: source.path, detail: goOsError(e, source.path) });
+    throw failure(kind as ConfigKind<unknown>, { stage: 'read', path: source.path, detail: goPathError('open', source.path, e) });
   }
   return loadData(data, source.path, kind, opts);
 }
@@ -377,7 +361,7 @@ export async function loadConfigFile<T>(path: string, kind: ConfigKind<T>, opts:
   try {
     data = await readFile(path);
   } catch (e) {
-    throw failure(kind as ConfigKind<unknown>, { stage: 'read', path, detail: goOsError(e, path) });
+    throw failure(kind as ConfigKind<unknown>, { stage: 'read', path, detail: goPathError('open', path, e) });
   }
   return loadData(data, path, kind, opts);
 }

@@ -4,7 +4,7 @@
  * (k8s.io/apiserver/pkg/authentication/request/bearertoken).
  */
 import { promises as fs } from 'node:fs';
-import { errors } from '../../api';
+import { errors, goPathError } from '../../api';
 import { firstTokenSource } from './token-cache';
 import { addAuthenticatedGroup, AuthRequest, Authenticator, TokenAuthenticator, UserInfo } from './types';
 
@@ -169,12 +169,6 @@ export function parseTokenFile(content: string, path: string, opts: TokenFileOpt
 }
 
 /** Go's os.Open error text for a Node fs error (`open /x: no such file or directory`). */
-function openErrorMessage(path: string, e: unknown): string {
-  const msg = (e as Error).message ?? String(e);
-  const m = /^[A-Z]+: ([^,]+)/.exec(msg);
-  return `open ${path}: ${(m?.[1] ?? msg).toLowerCase()}`;
-}
-
 /**
  * Extracts the bearer token as kube's bearertoken authenticator does: the Authorization header trimmed,
  * split on single spaces; the scheme compared case-insensitively with "bearer"; the second part is the
@@ -230,7 +224,7 @@ export class TokenFileAuthenticator implements StandaloneTokenAuthenticator {
     try {
       content = await fs.readFile(path, 'utf8');
     } catch (e) {
-      throw new TokenFileError(openErrorMessage(path, e));
+      throw new TokenFileError(goPathError('open', path, e));
     }
     return new TokenFileAuthenticator(parseTokenFile(content, path, opts));
   }

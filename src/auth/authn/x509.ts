@@ -14,7 +14,7 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { errors, goQuote } from '../../api';
+import { errors, goPathError, goQuote } from '../../api';
 import { children, readTlv, splitPemCertificates, type Tlv } from '../../api/der';
 import { CREDENTIAL_ID_KEY, type AuthRequest, type Authenticator, type UserInfo } from './types';
 
@@ -181,9 +181,7 @@ export async function loadClientCaFile(file: string): Promise<{ pem: string; roo
   try {
     pem = await readFile(file, 'utf8');
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'is a directory' : err.message;
-    throw new ClientCaError(`unable to load client CA file: open ${file}: ${why}`);
+    throw new ClientCaError(`unable to load client CA file: ${goPathError('open', file, e)}`);
   }
   if (pem.length === 0) throw new ClientCaError(`unable to load client CA file: missing content for CA bundle "${name}"`);
   try {

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { FieldError, FieldPath, aggregateMessages, compareGoStrings, fieldErrors, goQuote, isDNS1123Subdomain } from '../../api';
 import { compileMatchCondition, type CompiledMatchCondition } from '../../api/authorization-cel';
 import { CelCompileError } from '../../api/cel';
-import { formatGoDuration } from '../../api';
+import { formatGoDuration, goPathError } from '../../api';
 import { configVersion, defineConfigKind, loadConfig, s, type ConfigSource, type Decoded } from '../versioned-config';
 
 // ---- The internal type ----
@@ -237,7 +237,7 @@ function validateConnectionInfo(c: WebhookConfiguration['connectionInfo'], p: Fi
       try {
         if (!statSync(f).isFile()) return [fieldErrors.invalid(fp, f, 'must be a regular file')];
       } catch (e) {
-        return [fieldErrors.invalid(fp, f, `error loading file: ${goStatError(e, f)}`)];
+        return [fieldErrors.invalid(fp, f, `error loading file: ${goPathError('stat', f, e)}`)];
       }
       return [];
     }
@@ -247,14 +247,6 @@ function validateConnectionInfo(c: WebhookConfiguration['connectionInfo'], p: Fi
 }
 
 /** Go's *PathError text of a failed os.Stat. */
-function goStatError(e: unknown, f: string): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return `stat ${f}: no such file or directory`;
-  if (code === 'EACCES') return `stat ${f}: permission denied`;
-  if (code === 'ENOTDIR') return `stat ${f}: not a directory`;
-  return `stat ${f}: ${e instanceof Error ? e.message : String(e)}`;
-}
-
 /** kube's compileMatchConditions: at most 64, each non-blank, unique and compiling to a bool. */
 function compileMatchConditions(conditions: WebhookMatchCondition[], p: FieldPath): FieldError[] {
   if (conditions.length > MAX_MATCH_CONDITIONS) return [fieldErrors.tooMany(p, conditions.length, MAX_MATCH_CONDITIONS)];

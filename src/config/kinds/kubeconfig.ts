@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ClientConnection } from '../../api';
+import { goErrnoText, type ClientConnection } from '../../api';
 import { ConfigYamlError, decodeConfigYaml } from '../config-yaml';
 
 /** A kubeconfig that cannot be used; the message is the caller's wording (KubeconfigMessages). */
@@ -88,25 +88,12 @@ function named(doc: Obj, list: string, field: string, name: string): Obj | undef
 }
 
 /** Go's errno text of a failed read. */
-function readFailure(e: unknown): string {
-  switch ((e as NodeJS.ErrnoException).code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'EACCES':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'is a directory';
-    default:
-      return (e as Error).message;
-  }
-}
-
 /** Reads a file the kubeconfig is or names; KubeconfigError in `messages`' words. */
 export function readKubeconfigFile(file: string, messages: KubeconfigMessages, field?: KubeconfigField): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    throw new KubeconfigError(messages.unreadable(file, readFailure(e), field));
+    throw new KubeconfigError(messages.unreadable(file, goErrnoText(e), field));
   }
 }
 

@@ -26,8 +26,8 @@ describe('the options groups together', () => {
   });
 
   it('keeps the groups of later issues empty: no flags, nothing to validate or apply', () => {
-    const empty = groups.filter((g) => ['auditing', 'features', 'admission', 'metrics'].includes(g.section));
-    expect(empty).toHaveLength(4);
+    const empty = groups.filter((g) => ['auditing', 'features', 'metrics'].includes(g.section));
+    expect(empty).toHaveLength(3);
     for (const g of empty) {
       expect(g.flags()).toEqual([]);
       expect(g.validate()).toEqual([]);
