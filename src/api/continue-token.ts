@@ -6,6 +6,7 @@
 import { ApiError, errors } from './errors';
 import { MAX_JSON_DEPTH } from './json-depth';
 import { unmarshalTypeMessage } from './go-json-error';
+import { goJsonString } from './go-format';
 
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 const INVALID_KEY = 'continue key is not valid';
@@ -179,14 +180,6 @@ type GoJsonValue =
   | { kind: 'number'; text: string }
   | { kind: 'bool' }
   | { kind: 'null' };
-
-/** Go's json.Marshal of a string: JSON escapes plus HTML-safe `<`, `>`, `&` and U+2028/U+2029. */
-function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
 
 /** Go's quoteChar for syntax errors: 'x', '\'', '"', '\x00'. */
 function quoteChar(c: string): string {

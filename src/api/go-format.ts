@@ -114,3 +114,24 @@ export function goPathError(op: 'open' | 'stat', path: string, e: unknown): stri
   const code = (e as NodeJS.ErrnoException).code;
   return `${op === 'open' && code === 'EISDIR' ? 'read' : op} ${path}: ${goErrnoText(e)}`;
 }
+
+/**
+ * Go's encoding/json Marshal of a string (Go 1.22+, kube 1.32's): JSON's escapes, HTML-safe `<`,
+ * `>`, `&`, U+2028/U+2029 as `\uXXXX`, and a lone surrogate as U+FFFD.
+ */
+export function goJsonString(s: string): string {
+  return JSON.stringify(wellFormed(s)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `s` with every lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, not in our ES2022 lib). */
+function wellFormed(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      out += s[i]! + s[i + 1]!;
+      i++;
+    } else out += c >= 0xd800 && c <= 0xdfff ? '\ufffd' : s[i]!;
+  }
+  return out;
+}

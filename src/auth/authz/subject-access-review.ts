@@ -6,7 +6,7 @@
  * escapes, sorted map keys, a trailing newline), v1beta1's `group` where v1 says `groups`, and the
  * answer decoded as client-go decodes it into the typed object.
  */
-import { compareGoStrings, goSubjectAccessReviewSpec, type AuthorizationAttributes, type SubjectAccessReviewSpec } from '../../api';
+import { compareGoStrings, goJsonString, goSubjectAccessReviewSpec, type AuthorizationAttributes, type SubjectAccessReviewSpec } from '../../api';
 
 export type SarVersion = 'v1' | 'v1beta1';
 
@@ -31,32 +31,19 @@ export function sarSpecFor(a: AuthorizationAttributes): SubjectAccessReviewSpec 
   return spec;
 }
 
-/** Go's json.Marshal of a string (Go 1.22+): HTML-safe `<`, `>`, `&`, U+2028/2029, lone surrogates as U+FFFD. */
-function goString(s: string): string {
-  let wellFormed = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      wellFormed += s[i]! + s[i + 1]!;
-      i++;
-    } else wellFormed += c >= 0xd800 && c <= 0xdfff ? '\ufffd' : s[i]!;
-  }
-  return JSON.stringify(wellFormed).replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 /**
  * Go's encoding/json text of goSubjectAccessReviewSpec's value: fields in the order given, but the
  * keys of `extra` (the spec's one map) sorted again, since a JS object lists integer-like keys first.
  * Recursion is bounded by the spec's own shape.
  */
 function goJson(v: unknown, isMap = false): string {
-  if (typeof v === 'string') return goString(v);
+  if (typeof v === 'string') return goJsonString(v);
   if (Array.isArray(v)) return `[${v.map((x) => goJson(x)).join(',')}]`;
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o);
   if (isMap) keys.sort(compareGoStrings);
-  return `{${keys.map((k) => `${goString(k)}:${goJson(o[k], !isMap && k === 'extra')}`).join(',')}}`;
+  return `{${keys.map((k) => `${goJsonString(k)}:${goJson(o[k], !isMap && k === 'extra')}`).join(',')}}`;
 }
 
 /**
