@@ -116,6 +116,9 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   const { app, certs: certsModule, kubeconfig, registry, schema, protobuf: protobufModule, storageStack } = loadServingModules();
   // kube validates --runtime-config with the other options: refused before anything waits on etcd.
   registry.resolveRuntimeConfig(config.runtimeConfig, registry.builtinResources);
+  // So are the admission plugin names and --admission-control-config-file.
+  const admission = { enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins, configFile: config.admissionControlConfigFile };
+  app.checkAdmissionOptions(admission);
   // --client-ca-file is read as kube applies its options: a file that cannot be used fails before etcd is awaited.
   const clientCaFile = config.clientCaFile ? await loadClientCaFile(config.clientCaFile) : undefined;
 
@@ -223,7 +226,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     // deadline (--request-timeout). Our connection-level body bounds follow the same flag.
     requestReadTimeoutMs: config.requestTimeoutMs,
     runtimeConfig: config.runtimeConfig,
-    admission: { enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins, configFile: config.admissionControlConfigFile },
+    admission,
     featureGates,
     apiAudiences: serviceAccounts.apiAudiences,
     serviceAccountTokens: serviceAccounts.issuer,

@@ -140,6 +140,16 @@ export interface ApiServerOptions {
   };
 }
 
+/**
+ * kube's AdmissionOptions.Validate, before anything starts: the plugin names (unknown, or both
+ * enabled and disabled) and the AdmissionConfiguration file. Throws with kube's message.
+ */
+export function checkAdmissionOptions(admission: ApiServerOptions['admission']): void {
+  const plugins = newAdmissionPlugins();
+  admission?.register?.(plugins);
+  readAdmissionConfiguration(plugins.enabledPluginNames(admission), admission?.configFile);
+}
+
 /** What an authorizer chain may be built from (ApiServerOptions.authorizer). */
 export interface AuthorizerEnv {
   /** kube's RBAC authorizer over the server's informers (grants nothing when RBAC is not served). */

@@ -124,6 +124,16 @@ test('clear errors: unknown flag, port in use (embedded etcd stopped again), unr
   expect(runtimeConfig.code).toBe(1);
   expect(runtimeConfig.stderr).toContain('Error: unknown api groups foo.example.com');
   expect(runtimeConfig.stderr).not.toContain('unable to reach etcd');
+
+  // So are admission plugin names and the AdmissionConfiguration file.
+  const admission = await runBinary([`--data-dir=${path.join(dir, 'z')}`, '--secure-port=0', '--etcd-servers=http://127.0.0.1:1', '--enable-admission-plugins=NamespaceLifecycle,Bogus']);
+  expect(admission.code).toBe(1);
+  expect(admission.stderr).toContain('Error: enable-admission-plugins plugin "Bogus" is unknown');
+  expect(admission.stderr).not.toContain('unable to reach etcd');
+  const missing = path.join(dir, 'admission.yaml');
+  const admissionFile = await runBinary([`--data-dir=${path.join(dir, 'w')}`, '--secure-port=0', '--etcd-servers=http://127.0.0.1:1', `--admission-control-config-file=${missing}`]);
+  expect(admissionFile.code).toBe(1);
+  expect(admissionFile.stderr).toContain(`Error: unable to read admission control configuration from "${missing}" [open ${missing}: no such file or directory]`);
 });
 
 test('startup errors keep their order although the steps overlap: etcd first, then certificates; etcd is stopped', async () => {
