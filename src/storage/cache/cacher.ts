@@ -27,6 +27,7 @@ import type {
 } from '../interface';
 import { CacheWatcher } from './cache-watcher';
 import { CacheEvent, EventHistory } from './history';
+import { SortedKeyIndex, compareKeys } from './sorted-key-index';
 
 export interface CacherOptions {
   /** The etcd store every write and every delegated read goes to. */
@@ -71,7 +72,8 @@ export class Cacher implements Storage {
   private corrupt = new Map<string, CorruptValue>();
   /** The keys of `corrupt`, sorted: an etcd holding many (e.g. kinds this server cannot read) keeps reads cheap. */
   private corruptKeys: string[] = [];
-  private sortedKeys: string[] | null = null;
+  /** The keys in etcd's order, for lists and a watch's initial state (sorted-key-index.ts). */
+  private readonly keyIndex = new SortedKeyIndex();
   private history: EventHistory;
   private revision = 0n;
   private readonly watchers = new Set<CacheWatcher>();
@@ -289,7 +291,7 @@ export class Cacher implements Storage {
     for (const [k, v] of objects) this.objects.set(k, v);
     this.corrupt = corrupt;
     this.corruptKeys = [...corrupt.keys()].sort(compareKeys);
-    this.sortedKeys = null;
+    this.keyIndex.reset();
     this.revision = revision;
     this.history = new EventHistory(revision, this.opts.maxHistoryEvents ?? 102400, this.opts.historyWindowMs ?? 75_000);
     this.feed = this.opts.etcd.feed(this.keyPrefix, revision, {
@@ -416,10 +418,8 @@ export class Cacher implements Storage {
     }
   }
 
-  /** The key index, kept sorted as keys come and go (built once, then maintained, never re-sorted). */
-  private sorted(): string[] {
-    if (!this.sortedKeys) this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
-    return this.sortedKeys;
+  private sorted(): readonly string[] {
+    return this.keyIndex.sorted(() => this.objects.keys());
   }
 
   /** The position of the first key not less than `key`. */
@@ -428,13 +428,11 @@ export class Cacher implements Storage {
   }
 
   private insertSortedKey(key: string): void {
-    if (this.sortedKeys) this.sortedKeys.splice(this.lowerBound(key), 0, key);
+    this.keyIndex.add(key);
   }
 
   private removeSortedKey(key: string): void {
-    if (!this.sortedKeys) return;
-    const i = this.lowerBound(key);
-    if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
+    this.keyIndex.remove(key);
   }
 
   /** The keys under `prefix`, in order: the range [prefix, prefixEnd) found by two binary searches. */
@@ -456,14 +454,6 @@ function lowerBoundIn(keys: readonly string[], key: string): number {
     else hi = mid;
   }
   return lo;
-}
-
-/**
- * etcd orders keys by bytes. Keys here are built from DNS names (ASCII), where UTF-16 code-unit
- * order is byte order, so plain string comparison agrees with etcd.
- */
-function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
