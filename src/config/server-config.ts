@@ -50,6 +50,8 @@ export interface ServerConfig {
   /** `--authentication-config`: an AuthenticationConfiguration file (absolute path). */
   authenticationConfig?: string;
   /** `--service-account-issuer` values; the first signs. Empty: this server's default issuer. */
+  /** `--service-account-jwks-uri`: the jwks_uri issuer discovery serves (unset: from the request's address). */
+  serviceAccountJwksUri?: string;
   serviceAccountIssuers: string[];
   /** `--service-account-key-file` paths (absolute): keys service-account tokens are verified with. */
   serviceAccountKeyFiles: string[];

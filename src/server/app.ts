@@ -107,7 +107,7 @@ export interface ApiServerOptions {
   /** The service-account token issuer behind serviceaccounts/token (main.ts builds it from the flags); absent: TokenRequests get a 503. */
   serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** Service-account issuer discovery (/.well-known/openid-configuration, /openid/v1/jwks); absent: not served. */
-  issuerDiscovery?: { issuer: string; keys: KeyObject[] };
+  issuerDiscovery?: { issuer: string; keys: KeyObject[]; jwksUri?: string };
   /** `--http2-max-streams-per-connection` (kube-apiserver's default 1000; 0 = kube's fallback, 100). */
   http2MaxStreamsPerConnection?: number;
   /** `--disable-http2-serving`: serve HTTP/1.1 only (default false: ALPN offers h2 and http/1.1). */

@@ -26,7 +26,8 @@ export interface RouteDeps extends ServingDeps {
   shutdownSignal: AbortSignal;
   health: { livez: HealthCheck[]; readyz: HealthCheck[] };
   /** Service-account issuer discovery: the first --service-account-issuer and the verification keys. */
-  issuerDiscovery?: { issuer: string; keys: KeyObject[] };
+  /** The signing issuer, its keys, and `--service-account-jwks-uri` when given. */
+  issuerDiscovery?: { issuer: string; keys: KeyObject[]; jwksUri?: string };
 }
 
 /**
@@ -49,10 +50,10 @@ function issuerDiscoveryRoutes(r: Router, d: NonNullable<RouteDeps['issuerDiscov
     res.send(buf);
   };
   r.get('/.well-known/openid-configuration', (req, res) => {
-    // Without --service-account-jwks-uri (not served here), kube points at its own external address;
-    // here, the address the client used: Host over HTTP/1.1, :authority over HTTP/2.
+    // Without --service-account-jwks-uri, kube points at its own external address; here, the
+    // address the client used: Host over HTTP/1.1, :authority over HTTP/2.
     const authority = req.headers.host ?? (req.headers[':authority'] as string | undefined) ?? `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`;
-    const jwksUri = `https://${authority}/openid/v1/jwks`;
+    const jwksUri = d.jwksUri ?? `https://${authority}/openid/v1/jwks`;
     send(res, encodeBody(openIdConfiguration(d.issuer, jwksUri, d.keys), 'json', false), 'application/json');
   });
   r.get('/openid/v1/jwks', (_req, res) => send(res, jwks, 'application/jwk-set+json'));

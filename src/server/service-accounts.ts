@@ -32,7 +32,16 @@ export interface ServiceAccountConfig {
   serviceAccountSigningKeyFile?: string;
   apiAudiences: string[];
   serviceAccountMaxTokenExpirationSeconds: number;
+  /** `--service-account-jwks-uri`. */
+  serviceAccountJwksUri?: string;
   certDir: string;
+}
+
+/** What issuer discovery serves: the signing issuer, every verification key, and the jwks_uri when a flag fixes it. */
+export interface IssuerDiscovery {
+  issuer: string;
+  keys: KeyObject[];
+  jwksUri?: string;
 }
 
 export interface ServiceAccountTokens {
@@ -42,7 +51,7 @@ export interface ServiceAccountTokens {
   verificationKeys: KeyObject[];
   issuer: ServiceAccountTokenIssuer;
   /** What issuer discovery serves (ApiServerOptions.issuerDiscovery): the signing issuer and every key. */
-  discovery: { issuer: string; keys: KeyObject[] };
+  discovery: IssuerDiscovery;
   authenticator(lookup: ObjectLookup, onFailure?: (reason: string) => void): ServiceAccountAuthenticator;
 }
 
@@ -77,7 +86,7 @@ export async function loadServiceAccountTokens(config: ServiceAccountConfig): Pr
     issuers,
     apiAudiences,
     verificationKeys,
-    discovery: { issuer: issuers[0] as string, keys: verificationKeys },
+    discovery: { issuer: issuers[0] as string, keys: verificationKeys, ...(config.serviceAccountJwksUri ? { jwksUri: config.serviceAccountJwksUri } : {}) },
     issuer: {
       apiAudiences,
       maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds,

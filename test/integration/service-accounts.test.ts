@@ -211,6 +211,16 @@ describe('service-account issuer discovery', () => {
       await h2.close();
     }
   });
+
+  test('--service-account-jwks-uri fixes jwks_uri whatever address the client used', async () => {
+    const other = await startTestServer({ etcdEndpoints: etcd.endpoints, serviceAccounts: { serviceAccountIssuers: [issuer], serviceAccountJwksUri: 'https://keys.example.com/openid/v1/jwks' } });
+    try {
+      const config = await other.request('GET', '/.well-known/openid-configuration');
+      expect(config.json().jwks_uri).toBe('https://keys.example.com/openid/v1/jwks');
+    } finally {
+      await other.stop();
+    }
+  });
 });
 
 describe('--authentication-config beside the service accounts', () => {

@@ -21,6 +21,8 @@ export class BuiltInAuthenticationOptions implements OptionsGroup {
    * authorizer to judge, false lets none in. kube defaults to true, where RBAC guards the rest.
    */
   anonymousAuth: boolean | undefined = undefined;
+  /** `--service-account-jwks-uri`: the discovery document's jwks_uri ('' = from the request's address). */
+  serviceAccountJwksUri = '';
   /** `--service-account-issuer` (repeatable; the first signs). */
   serviceAccountIssuers: string[] = [];
   /** `--service-account-key-file` (repeatable). */
@@ -72,6 +74,13 @@ export class BuiltInAuthenticationOptions implements OptionsGroup {
         set: (v) => { this.serviceAccountIssuers.push(v); },
       },
       {
+        name: 'service-account-jwks-uri', typeName: 'string', defaultText: '',
+        help:
+          'Overrides the URI of the JSON Web Key Set in the discovery document served at /.well-known/openid-configuration. ' +
+          'Useful when relying parties fetch the discovery document and key set from another address than the one they reach this server at (by default the address of the request).',
+        set: (v) => { this.serviceAccountJwksUri = v; },
+      },
+      {
         name: 'service-account-key-file', typeName: 'stringArray', defaultText: '',
         help:
           'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. ' +
@@ -117,6 +126,13 @@ export class BuiltInAuthenticationOptions implements OptionsGroup {
       }
       seen.add(issuer);
     }
+    // kube: validated when set; unset, it is derived from the server's address.
+    if (this.serviceAccountJwksUri !== '') {
+      if (!URL.canParse(this.serviceAccountJwksUri)) errs.push(`service-account-jwks-uri must be a valid URL: parse ${JSON.stringify(this.serviceAccountJwksUri)}: invalid URI`);
+      else if (new URL(this.serviceAccountJwksUri).protocol !== 'https:') {
+        errs.push(`service-account-jwks-uri requires https scheme, parsed as: ${this.serviceAccountJwksUri}`);
+      }
+    }
     const max = this.serviceAccountMaxTokenExpirationMs;
     if (max !== 0 && (max < 3_600_000 || max > 2 ** 32 * 1000)) {
       errs.push('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
@@ -128,11 +144,12 @@ export class BuiltInAuthenticationOptions implements OptionsGroup {
     config: Pick<
       ServerConfig,
       | 'tokenAuthFile' | 'clientCaFile' | 'anonymousAuth' | 'authenticationConfig' | 'serviceAccountIssuers' | 'serviceAccountKeyFiles'
-      | 'serviceAccountSigningKeyFile' | 'apiAudiences' | 'serviceAccountMaxTokenExpirationSeconds'
+      | 'serviceAccountSigningKeyFile' | 'apiAudiences' | 'serviceAccountMaxTokenExpirationSeconds' | 'serviceAccountJwksUri'
     >,
     ctx: ApplyContext,
   ): void {
     config.serviceAccountIssuers = [...this.serviceAccountIssuers];
+    config.serviceAccountJwksUri = this.serviceAccountJwksUri || undefined;
     config.serviceAccountKeyFiles = this.serviceAccountKeyFiles.map((f) => ctx.path(f));
     config.serviceAccountSigningKeyFile = ctx.optionalPath(this.serviceAccountSigningKeyFile);
     config.apiAudiences = [...this.apiAudiences];

@@ -315,6 +315,7 @@ describe('usage', () => {
         'authentication-config',
         'client-ca-file',
         'service-account-issuer',
+        'service-account-jwks-uri',
         'service-account-key-file',
         'service-account-max-token-expiration',
         'service-account-signing-key-file',

@@ -9,7 +9,7 @@ import { applied, parsed, valueError } from './support';
 
 describe('BuiltInAuthenticationOptions', () => {
   it('applies --token-auth-file as an absolute path, or none', () => {
-    expect(applied(new BuiltInAuthenticationOptions())).toStrictEqual({ tokenAuthFile: undefined, clientCaFile: undefined, anonymousAuth: undefined, authenticationConfig: undefined, serviceAccountIssuers: [], serviceAccountKeyFiles: [], serviceAccountSigningKeyFile: undefined, apiAudiences: [], serviceAccountMaxTokenExpirationSeconds: 0 });
+    expect(applied(new BuiltInAuthenticationOptions())).toStrictEqual({ tokenAuthFile: undefined, clientCaFile: undefined, anonymousAuth: undefined, authenticationConfig: undefined, serviceAccountIssuers: [], serviceAccountKeyFiles: [], serviceAccountSigningKeyFile: undefined, apiAudiences: [], serviceAccountMaxTokenExpirationSeconds: 0, serviceAccountJwksUri: undefined });
     expect(applied(parsed(new BuiltInAuthenticationOptions(), '--token-auth-file=tokens.csv'))).toStrictEqual({
       tokenAuthFile: '/srv/tokens.csv',
       clientCaFile: undefined,
@@ -20,6 +20,7 @@ describe('BuiltInAuthenticationOptions', () => {
       serviceAccountSigningKeyFile: undefined,
       apiAudiences: [],
       serviceAccountMaxTokenExpirationSeconds: 0,
+      serviceAccountJwksUri: undefined,
     });
     expect(applied(parsed(new BuiltInAuthenticationOptions(), '--authentication-config=authn.yaml')).authenticationConfig).toBe('/srv/authn.yaml');
   });
@@ -50,13 +51,18 @@ describe('BuiltInAuthenticationOptions', () => {
       '--service-account-issuer=a',
       '--service-account-issuer=http://[::1',
       '--service-account-max-token-expiration=30m',
+      '--service-account-jwks-uri=http://keys.example/jwks',
     );
     expect(bad.validate()).toEqual([
       'service-account-issuer should not be an empty string',
       'service-account-issuer "a" is already specified',
       'service-account-issuer "http://[::1" contained a \':\' but was not a valid URL',
+      'service-account-jwks-uri requires https scheme, parsed as: http://keys.example/jwks',
       'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds',
     ]);
+    const jwks = parsed(new BuiltInAuthenticationOptions(), '--service-account-jwks-uri=https://keys.example/openid/v1/jwks');
+    expect(jwks.validate()).toEqual([]);
+    expect(applied(jwks).serviceAccountJwksUri).toBe('https://keys.example/openid/v1/jwks');
   });
 
   it('applies --client-ca-file as an absolute path, or none', () => {
