@@ -14,6 +14,7 @@ import { help, parseFlags, usage, FeatureGateError, FeatureGates, FlagError, Ser
 import { TokenAuthenticator, TokenFileAuthenticator, anonymousForFlag, loadClientCaFile, parseCaBundle, staticTokenAuthenticator } from './auth';
 import { EmbeddedEtcd, EmbeddedEtcdEndpoints } from './server/embedded-etcd';
 import { authenticationChain } from './server/authentication-chain';
+import { watchClientCaFile } from './server/client-ca-file';
 import type * as AppModule from './server/app';
 import type * as AuthenticationConfigModule from './server/authentication-config';
 import type * as AuthorizationConfigModule from './server/authorization-config';
@@ -197,6 +198,8 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     ),
   );
   if (authenticationConfig) tokenSources.push(authenticationConfig.jwt);
+  // --client-ca-file is read again when it changes (kube's dynamic CA file); the generated CA never changes.
+  const clientCaWatch = config.clientCaFile ? watchClientCaFile(config.clientCaFile, clientCa, { log: logger }) : undefined;
 
   server = await app.ApiServer.create({
     schemas,
@@ -205,7 +208,7 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     etcdPrefix: config.etcdPrefix,
     // kube's order: client certificates, then bearer tokens.
     authenticator: authenticationChain({
-      clientCa: { roots: clientCa.roots, onFailure: (error) => logger.warn('Unable to authenticate the request', { error }) },
+      clientCa: { roots: clientCaWatch ? clientCaWatch.roots : clientCa.roots, onFailure: (error) => logger.warn('Unable to authenticate the request', { error }) },
       tokens: tokenSources,
       apiAudiences: serviceAccounts.apiAudiences,
     }),
@@ -261,7 +264,11 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   // Machine-readable readiness line for scripts and tests that start the binary.
   process.stdout.write(`platform-apiserver ready: ${url} kubeconfig=${config.writeKubeconfig ?? ''}\n`);
 
+  const served = server;
+  clientCaWatch?.onBundle((pem) => served.setClientCA(pem));
+
   return async () => {
+    clientCaWatch?.stop();
     authenticationConfig?.close();
     authorization.close();
     await server.stop();

@@ -415,6 +415,11 @@ export class ApiServer {
     return { port };
   }
 
+  /** Replaces the client CA names the TLS handshake sends (a reloaded --client-ca-file); for new connections. */
+  setClientCA(pem: string): void {
+    this.server?.setClientCA(pem);
+  }
+
   /** Resolves once the bootstrap RBAC policy has been reconciled (at once when that is off or not started). */
   async rbacBootstrapped(): Promise<void> {
     await this.rbacBootstrap;

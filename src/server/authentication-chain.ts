@@ -20,8 +20,11 @@ import {
 } from '../auth';
 
 export interface AuthenticationChainParts {
-  /** --client-ca-file's roots; `onFailure` hears why a presented certificate was refused. */
-  clientCa?: { roots: X509Certificate[]; onFailure?: (message: string) => void };
+  /**
+   * --client-ca-file's roots (or a function answering the roots in force, for a reloaded file);
+   * `onFailure` hears why a presented certificate was refused.
+   */
+  clientCa?: { roots: readonly X509Certificate[] | (() => readonly X509Certificate[]); onFailure?: (message: string) => void };
   /** Bearer-token sources, asked in this order. */
   tokens: TokenAuthenticator[];
   /**

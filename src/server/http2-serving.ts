@@ -131,6 +131,8 @@ export class SecureServer {
   private readonly sessions = new Set<http2.ServerHttp2Session>();
   private readonly log: ServingLog;
   private readonly backlog: number;
+  /** The secure context's options (certificate, key, client CA), for setClientCA. */
+  private tlsOptions: { cert: string; key: string; ca?: string; secureOptions?: number };
 
   constructor(opts: SecureServingOptions, listener: DualProtocolListener) {
     this.log = opts.log ?? silentLog;
@@ -150,6 +152,11 @@ export class SecureServer {
       ...(opts.tls.clientCA
         ? { ca: opts.tls.clientCA, requestCert: true, rejectUnauthorized: false, secureOptions: cryptoConstants.SSL_OP_NO_TICKET }
         : {}),
+    };
+    this.tlsOptions = {
+      cert: tls.cert,
+      key: tls.key,
+      ...(opts.tls.clientCA ? { ca: opts.tls.clientCA, secureOptions: cryptoConstants.SSL_OP_NO_TICKET } : {}),
     };
     const contained = this.contain(listener);
     if (opts.disableHttp2) {
@@ -183,6 +190,16 @@ export class SecureServer {
       socket.on('error', (e: Error) => this.log.debug('connection error', { error: e.message }));
       if (socket.alpnProtocol !== 'h2') lingerOnClose(socket);
     });
+  }
+
+  /**
+   * Replaces the client CA bundle the TLS handshake names (kube's reloaded --client-ca-file): new
+   * connections get it, open ones keep theirs. Only for a server made with a `clientCA`.
+   */
+  setClientCA(pem: string): void {
+    if (!this.tlsOptions.ca) throw new Error('the server was made without a client CA');
+    this.tlsOptions = { ...this.tlsOptions, ca: pem };
+    (this.server as unknown as { setSecureContext(o: object): void }).setSecureContext(this.tlsOptions);
   }
 
   /**

@@ -11,6 +11,7 @@ import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { run } from '../support/api-server';
 import { runBinary, startBinary } from '../support/binary';
+import { until } from '../support/until';
 
 let dir: string;
 beforeEach(async () => {
@@ -67,8 +68,23 @@ test('--client-ca-file: certificates of that CA authenticate; no certificate kub
     await expect(stat(path.join(dataDir, 'admin-cert.kubeconfig'))).rejects.toMatchObject({ code: 'ENOENT' });
     await writeFile(f('server-ca.crt'), Buffer.from((yaml.load(await readFile(srv.kubeconfig, 'utf8')) as any).clusters[0].cluster['certificate-authority-data'], 'base64'));
     await writeFile(f('empty'), 'apiVersion: v1\nkind: Config\n');
-    const r = await kubectl(f('empty'), ['--server', srv.url, '--certificate-authority', f('server-ca.crt'), '--client-certificate', f('u.crt'), '--client-key', f('u.key'), 'get', 'ns', 'default', '-o', 'name']);
-    expect(r).toMatchObject({ code: 0, stdout: 'namespace/default\n' });
+    const asUser = (user: string) =>
+      kubectl(f('empty'), ['--server', srv.url, '--certificate-authority', f('server-ca.crt'), '--client-certificate', f(`${user}.crt`), '--client-key', f(`${user}.key`), 'get', 'ns', 'default', '-o', 'name']);
+    expect(await asUser('u')).toMatchObject({ code: 0, stdout: 'namespace/default\n' });
+
+    // The file is read again when it changes (kube's dynamic CA file): a second CA's certificates
+    // authenticate from then on, the first CA's no longer; a bundle that does not parse changes nothing.
+    ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('ca2.key'), '-out', f('ca2.crt'), '-subj', '/CN=my-ca-2', '-days', '3']);
+    ossl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('v.key'), '-out', f('v.csr'), '-subj', '/O=system:masters/CN=ops2']);
+    ossl(['x509', '-req', '-in', f('v.csr'), '-CA', f('ca2.crt'), '-CAkey', f('ca2.key'), '-set_serial', '8', '-days', '1', '-extfile', f('u.ext'), '-out', f('v.crt')]);
+    expect((await asUser('v')).stderr).toContain('Unauthorized');
+    await writeFile(f('ca.crt'), 'not a certificate\n');
+    await until('the bad bundle refused', () => srv.stderr().includes('failed to load the client CA bundle'), { timeoutMs: 20_000 });
+    expect(await asUser('u')).toMatchObject({ code: 0 });
+    await writeFile(f('ca.crt'), await readFile(f('ca2.crt')));
+    await until('the second CA in force', async () => (await asUser('v')).code === 0, { timeoutMs: 20_000 });
+    expect((await asUser('u')).stderr).toContain('Unauthorized');
+    expect(srv.stderr()).toContain('loaded a new CA bundle');
   } finally {
     expect(await srv.stop()).toBe(0);
   }

@@ -314,8 +314,11 @@ export function certificateIdentifier(c: ParsedCertificate): string {
 
 /** Options of {@link x509Authenticator}. */
 export interface X509AuthenticatorOptions {
-  /** The client CA bundle (kube's --client-ca-file). */
-  roots: readonly X509Certificate[];
+  /**
+   * The client CA bundle (kube's --client-ca-file), or a function answering the bundle in force
+   * (a reloaded file): a new bundle (another array) is parsed once, and forgets every verdict.
+   */
+  roots: readonly X509Certificate[] | (() => readonly X509Certificate[]);
   /** Clock, for tests. */
   now?: () => Date;
   /** Told why a presented certificate was refused (kube logs "Unable to authenticate the request"). */
@@ -327,19 +330,27 @@ export interface X509AuthenticatorOptions {
  * CN); the user of a chain that verifies; a 401 ApiError for one that does not.
  */
 export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator {
-  const roots = opts.roots.map(parseCertificate);
+  const rootsSource = typeof opts.roots === 'function' ? opts.roots : () => opts.roots as readonly X509Certificate[];
+  let rootsInForce: readonly X509Certificate[] | undefined;
+  let roots: ParsedCertificate[] = [];
   /**
    * What a presented chain (one array per connection: peer-certificates.ts) verified to, and until
    * when the answer holds: a success while every certificate of its chain is in its validity window,
    * a refusal for a minute. Verifying large keys again on every request of a keep-alive connection
    * would let a client spend the event loop (kube verifies per request, but on parallel goroutines).
    */
-  const verdicts = new WeakMap<readonly X509Certificate[], { from: number; until: number; user: UserInfo | null } | { until: number; failure: string }>();
+  let verdicts = new WeakMap<readonly X509Certificate[], { from: number; until: number; user: UserInfo | null } | { until: number; failure: string }>();
   return {
     authenticate: async (req: AuthRequest) => {
       const presented = req.peerCertificates?.() ?? [];
       const first = presented[0];
       if (first === undefined) return null;
+      const bundle = rootsSource();
+      if (bundle !== rootsInForce) {
+        roots = bundle.map(parseCertificate);
+        rootsInForce = bundle;
+        verdicts = new WeakMap();
+      }
       const now = opts.now?.() ?? new Date();
       const nowMs = now.getTime();
       const known = verdicts.get(presented);
