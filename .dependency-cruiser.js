@@ -10,8 +10,9 @@ const allowed = {
   encryption: ['api', 'storage'],
   apply: ['api'],
   patch: ['api'],
-  // A plugin decodes its own configuration with the versioned-config loader.
-  admission: ['api', 'config'],
+  // A plugin decodes its own configuration with the versioned-config loader; admission webhooks
+  // apply their JSON patches as kube does.
+  admission: ['api', 'config', 'patch'],
   auth: ['api'],
   audit: ['api'],
   registry: ['api', 'storage', 'apply', 'patch', 'admission', 'metrics'],

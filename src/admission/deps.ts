@@ -37,7 +37,42 @@ export interface AdmissionDeps {
   quotaTimeoutMs?: number;
   /** The server's authorizer chain (kube's WantsAuthorizer: webhooks' matchConditions `authorizer`). */
   authorize?: (attrs: AuthorizationAttributes) => Promise<Decision>;
+  /** Admission webhooks: the stored webhook configurations (kube: their informers' listers). */
+  webhookConfigurations?: WebhookConfigurationLister;
+  /** Admission webhooks (matchPolicy Equivalent): the other served forms of a resource's objects. */
+  equivalentResources?: EquivalentResourceMapper;
 }
+
+/**
+ * The MutatingWebhookConfigurations and ValidatingWebhookConfigurations the server holds, read on
+ * every request without I/O (the server's shared informers). Empty when admissionregistration.k8s.io
+ * is not served. Objects are shared: never mutate them.
+ */
+export interface WebhookConfigurationLister {
+  mutating(): readonly KubeObject[];
+  validating(): readonly KubeObject[];
+}
+
+/**
+ * A resource served at another group/version that holds the same objects as the one a request
+ * names (kube's EquivalentResourceMapper: the same storage), e.g. events.k8s.io/v1 events beside
+ * core/v1 events, with the conversions between the two forms.
+ */
+export interface EquivalentResource {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  /** The request's object in this form (apiVersion and kind included); must not modify `obj`. */
+  fromRequest(obj: KubeObject): KubeObject;
+  /** An object of this form back in the request's form; must not modify `obj`. */
+  toRequest(obj: KubeObject): KubeObject;
+  /** This form's decoder (AdmissionAttributes.decode's contract). */
+  decode?(obj: unknown): KubeObject;
+}
+
+/** The equivalents of group/version/resource (with `subresource`), the resource itself left out. */
+export type EquivalentResourceMapper = (group: string, version: string, resource: string, subresource: string) => readonly EquivalentResource[];
 
 /** The dependency `key`, or an Error naming the plugin that needs it (kube: ValidateInitialization). */
 export function requireDep<K extends keyof AdmissionDeps>(deps: AdmissionDeps, key: K, plugin: string): NonNullable<AdmissionDeps[K]> {

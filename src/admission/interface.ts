@@ -23,6 +23,13 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   dryRun: boolean;
+  /**
+   * Decodes a JSON value into the kind as kube's JSON decoder does (unknown fields dropped, a wrong
+   * type refused): what an object patched by a mutating admission webhook goes through. Throws an
+   * Error whose message is the decoder's, in Go's words. Set by the registry; absent, a patched
+   * object is taken as it is.
+   */
+  decode?: (obj: unknown) => KubeObject;
 }
 
 /**

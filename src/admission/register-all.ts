@@ -4,12 +4,18 @@
  * not matter: plugin-order.ts decides the order plugins run in.
  */
 import { Plugins } from './plugin-registry';
+import { registerEventRateLimit } from './plugins/event-rate-limit';
+import { registerImagePolicyWebhook } from './plugins/image-policy';
 import { registerNamespaceLifecycle } from './plugins/namespace-lifecycle';
 import { registerResourceQuota } from './plugins/resource-quota';
+import { registerAdmissionWebhooks } from './plugins/webhook';
 
 export function registerAllAdmissionPlugins(plugins: Plugins): void {
+  registerEventRateLimit(plugins);
+  registerImagePolicyWebhook(plugins);
   registerNamespaceLifecycle(plugins);
   registerResourceQuota(plugins);
+  registerAdmissionWebhooks(plugins);
 }
 
 /** A registry holding every plugin of this server, in kube v1.32's order and defaults. */

@@ -66,7 +66,12 @@ function fractionString(value: bigint, digits: number): string {
 
 /** Go's Duration.String for a number of milliseconds: 60000 → "1m0s", 1500 → "1.5s", 0 → "0s". */
 export function formatGoDuration(ms: number): string {
-  let ns = BigInt(Math.round(ms * 1e6));
+  return formatGoDurationNanos(BigInt(Math.round(ms * 1e6)));
+}
+
+/** Go's Duration.String of an exact number of nanoseconds (an int64 time.Duration). */
+export function formatGoDurationNanos(nanos: bigint): string {
+  let ns = nanos;
   const neg = ns < 0n;
   if (neg) ns = -ns;
   let out: string;

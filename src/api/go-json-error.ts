@@ -18,7 +18,15 @@ function quoteChar(c: number): string {
   return `'${String.fromCharCode(c)}'`;
 }
 
-class SyntaxFail extends Error {}
+class SyntaxFail extends Error {
+  /** Go's SyntaxError.Offset: the bytes read up to and including the one refused. */
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
@@ -32,9 +40,10 @@ class Scanner {
   private peek(): number | undefined {
     return this.b[this.i];
   }
-  private fail(c: number | undefined, context: string): never {
-    if (c === undefined) throw new SyntaxFail('unexpected end of JSON input');
-    throw new SyntaxFail(`invalid character ${quoteChar(c)} ${context}`);
+  /** `at`: where the refused byte is (default: the current position). */
+  private fail(c: number | undefined, context: string, at = this.i): never {
+    if (c === undefined) throw new SyntaxFail('unexpected end of JSON input', this.b.length);
+    throw new SyntaxFail(`invalid character ${quoteChar(c)} ${context}`, at + 1);
   }
   private skipSpace(): void {
     while (isSpace(this.peek())) this.i++;
@@ -123,7 +132,7 @@ class Scanner {
       if (c === undefined) this.fail(c, '');
       this.i++;
       if (c === 0x22) return;
-      if (c < 0x20) this.fail(c, 'in string literal');
+      if (c < 0x20) this.fail(c, 'in string literal', this.i - 1);
       if (c !== 0x5c) continue;
       const e = this.peek();
       if (e === undefined) this.fail(e, '');
@@ -136,7 +145,7 @@ class Scanner {
           this.i++;
         }
       } else if (!'bfnrt\\/"'.includes(String.fromCharCode(e))) {
-        this.fail(e, 'in string escape code');
+        this.fail(e, 'in string escape code', this.i - 1);
       }
     }
   }
@@ -178,15 +187,18 @@ class Scanner {
   }
 }
 
-/** The JSON kind of `bytes` ('object', 'array', 'string', 'number', 'bool', 'null'), or Go's syntax error for them. */
-export function goJsonScan(bytes: Buffer): { kind: string } | { error: string } {
+/**
+ * The JSON kind of `bytes` ('object', 'array', 'string', 'number', 'bool', 'null'), or Go's syntax
+ * error for them with its offset (Go's SyntaxError.Offset).
+ */
+export function goJsonScan(bytes: Buffer): { kind: string } | { error: string; offset: number } {
   const s = new Scanner(bytes);
   try {
     const kind = s.value();
     s.end();
     return { kind };
   } catch (e) {
-    if (e instanceof SyntaxFail) return { error: e.message };
+    if (e instanceof SyntaxFail) return { error: e.message, offset: e.offset };
     throw e;
   }
 }

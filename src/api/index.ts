@@ -16,6 +16,7 @@ export * from './shared-items';
 export * from './json-clone';
 export * from './json-depth';
 export * from './resource-quota-names';
+export * from './quota';
 export * from './go-json-error';
 export * from './turns';
 export * from './lister';

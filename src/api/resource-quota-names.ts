@@ -3,6 +3,7 @@
  * kubernetes pkg/quota/v1/evaluator/core and pkg/quota/v1/install): one home for the ResourceQuota
  * admission plugin and the quota controller, so they always agree on what a name counts.
  */
+import { podMatchingResources } from './quota/pod-usage';
 
 /** kube's DefaultIgnoredResources (`<group>/<resource>`): never counted, by admission nor by the controller. */
 const ignoredResources = new Set([
@@ -56,33 +57,11 @@ export function countedGroupResource(name: string): { group: string; resource: s
   return dot < 0 ? { group: '', resource: rest } : { group: rest.slice(dot + 1), resource: rest.slice(0, dot) };
 }
 
-/** The pod evaluator's fixed names (podResources). */
-const podResources = new Set([
-  'count/pods',
-  'cpu',
-  'memory',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-  'pods',
-]);
 /** The service evaluator's names (serviceResources). */
 const serviceResources = new Set(['count/services', 'services', 'services.nodeports', 'services.loadbalancers']);
 /** The PVC evaluator's names (pvcResources plus its object count), also per storage class as `<class>.storageclass.storage.k8s.io/<name>`. */
 const pvcResources = ['persistentvolumeclaims', 'requests.storage'];
 const storageClassSuffix = '.storageclass.storage.k8s.io/';
-
-/** kube's pod evaluator MatchingResources for one name: fixed names, hugepages prefixes, extended `requests.<domain>/<name>`. */
-function podEvaluatorMatches(name: string): boolean {
-  if (podResources.has(name) || name.startsWith('hugepages-') || name.startsWith('requests.hugepages-')) return true;
-  // isExtendedResourceNameForQuota: not native (a "/" outside kubernetes.io/) and requests.-prefixed.
-  const native = !name.includes('/') || name.includes('kubernetes.io/');
-  return !native && name.startsWith('requests.');
-}
 
 function pvcEvaluatorMatches(name: string): boolean {
   if (name === 'count/persistentvolumeclaims' || pvcResources.includes(name)) return true;
@@ -95,7 +74,7 @@ function pvcEvaluatorMatches(name: string): boolean {
  * controller that serves none of those kinds reports their usage as 0 (kube lists an empty informer).
  */
 export function matchedByBuiltinEvaluator(name: string): boolean {
-  if (podEvaluatorMatches(name) || serviceResources.has(name) || pvcEvaluatorMatches(name)) return true;
+  if (podMatchingResources([name]).length > 0 || serviceResources.has(name) || pvcEvaluatorMatches(name)) return true;
   const counted = countedGroupResource(name);
   return !!counted && !counted.group && legacyObjectCountAliases.has(counted.resource);
 }

@@ -1,12 +1,32 @@
 /**
  * The resource-quota controller (kube-controller-manager's, run in-process): keeps every quota's
- * status.hard equal to spec.hard and status.used equal to what the store holds. A quota is
- * recalculated when it is created or its spec changes, when a counted object in its namespace is
- * deleted (replenishment), and on every resync period; the status is written with the quota's
- * resourceVersion as precondition so it never overwrites a concurrent admission charge.
+ * status.hard equal to spec.hard and status.used equal to what the store holds, measured by the
+ * same evaluators admission charges with (api/quota: object counts, and kube's pod evaluator with
+ * its scopes). A quota is recalculated when it is created or its spec changes, when a counted
+ * object in its namespace is deleted or a pod stops being charged (terminal phase, deletion past
+ * its grace period: replenishment), and on every resync period; the status is written with the
+ * quota's resourceVersion as precondition so it never overwrites a concurrent admission charge.
  */
-import { ApiError, KubeObject, Quantity, parseQuantity, cloneJson, countedGroupResource, isQuotaIgnoredResource, matchedByBuiltinEvaluator, quotableVerbs } from '../api';
-import { getOrUndefined, type GenericStore, type ListQuery, type Registry, type RequestContext, type WatchEvent } from '../registry';
+import {
+  ApiError,
+  KubeObject,
+  QuotaEvaluator,
+  ResourceList,
+  Quantity,
+  addLists,
+  cloneJson,
+  isQuotaIgnoredResource,
+  isQuotaV1Pod,
+  maskList,
+  matchedByBuiltinEvaluator,
+  parseQuantity,
+  quotaEvaluatorFor,
+  quotableVerbs,
+  usageStats,
+  type PodShape,
+} from '../api';
+import type { GenericStore, ListQuery, Registry, RequestContext, WatchEvent } from '../registry';
+import { getOrUndefined } from '../registry/generic-store';
 import { controllerContext } from './context';
 import { WatchKeeper } from './watch-keeper';
 import { WorkQueue } from './work-queue';
@@ -28,13 +48,14 @@ export interface QuotaControllerOptions {
 
 type QuantityMap = Record<string, string | number>;
 interface QuotaShape {
-  spec?: { hard?: QuantityMap; scopes?: string[]; scopeSelector?: { matchExpressions?: unknown[] } };
+  spec?: { hard?: QuantityMap };
   status?: { hard?: QuantityMap; used?: QuantityMap };
 }
 const shape = (q: KubeObject) => q as unknown as QuotaShape;
 /** A watch of changes after the current revision, with no initial events (kube: sendInitialEvents=false, resourceVersion unset). */
 const fromNow = (): ListQuery => ({ watch: true, sendInitialEvents: false, resourceVersionMatch: 'NotOlderThan' });
 const isQuotaStore = (s: GenericStore) => s.def.group === '' && s.def.resource === 'resourcequotas';
+const isPodStore = (s: GenericStore) => s.def.group === '' && s.def.resource === 'pods';
 
 function quantitiesEqual(a: QuantityMap | undefined, b: QuantityMap | undefined): boolean {
   const ak = Object.keys(a ?? {});
@@ -51,7 +72,19 @@ interface Run {
   /** Deletions to replenish, one key per `<namespace>/<group>/<resource>` (a burst of deletes lists the quotas once). */
   replenish: WorkQueue<string>;
   watches: WatchKeeper;
+  /**
+   * Pods seen no longer charged (`<namespace>/<name>`): kube replenishes when an update turns a
+   * charged pod into an uncharged one, and our watch events carry no old object, so the first such
+   * update per pod replenishes and later ones do not.
+   */
+  uncharged: Set<string>;
   resync?: NodeJS.Timeout;
+}
+
+/** An evaluator and the store whose objects it measures. */
+interface BoundEvaluator {
+  ev: QuotaEvaluator;
+  store: GenericStore;
 }
 
 export class QuotaController {
@@ -87,6 +120,7 @@ export class QuotaController {
       missingUsage: syncQueue(),
       replenish: new WorkQueue<string>({ handler: (key) => this.replenish(key), onError }),
       watches: new WatchKeeper({ onError, baseDelayMs: this.opts.watchRetryDelayMs }),
+      uncharged: new Set(),
     };
     this.run = run;
     if (!this.listening) {
@@ -137,7 +171,11 @@ export class QuotaController {
         // others, and a full recalculation covers whatever happened while no watch ran.
         const initialEvents = isQuotaStore(store) && !resumed;
         const watch = await store.watch(this.ctx(), initialEvents ? {} : fromNow(), sink);
-        if (resumed) void this.enqueueAll();
+        if (resumed) {
+          // Deletions may have been missed: forget what was seen of pods, and recalculate everything.
+          if (isPodStore(store)) run.uncharged.clear();
+          void this.enqueueAll();
+        }
         return watch;
       });
     }
@@ -150,13 +188,25 @@ export class QuotaController {
   }
 
   private onEvent(store: GenericStore, e: WatchEvent): void {
-    if (e.object.kind === 'Status') return;
+    const run = this.run;
+    if (e.object.kind === 'Status' || !run) return;
     const obj = e.object as KubeObject;
     // kube's informer add handler queues every quota it sees (so a restart recalculates all of them);
     // an update only when spec.hard is not yet mirrored or usage is missing.
     if (isQuotaStore(store) && (e.type === 'ADDED' || (e.type === 'MODIFIED' && this.needsSync(obj)))) this.addQuota(obj);
-    if (e.type === 'DELETED' && obj.metadata.namespace) {
-      this.run?.replenish.add(`${obj.metadata.namespace}/${store.def.group}/${store.def.resource}`);
+    const namespace = obj.metadata.namespace;
+    if (!namespace) return;
+    const replenish = () => run.replenish.add(`${namespace}/${store.def.group}/${store.def.resource}`);
+    if (e.type === 'DELETED') {
+      if (isPodStore(store)) run.uncharged.delete(`${namespace}/${obj.metadata.name ?? ''}`);
+      replenish();
+    } else if (e.type === 'MODIFIED' && isPodStore(store) && !isQuotaV1Pod(obj as PodShape, new Date())) {
+      // kube's DefaultUpdateFilter for pods: usage is freed when a pod stops being charged.
+      const key = `${namespace}/${obj.metadata.name ?? ''}`;
+      if (!run.uncharged.has(key)) {
+        run.uncharged.add(key);
+        replenish();
+      }
     }
   }
 
@@ -182,30 +232,33 @@ export class QuotaController {
   }
 
   private canEvaluate(name: string): boolean {
-    return this.storeFor(name) !== undefined || matchedByBuiltinEvaluator(name);
+    return this.evaluators().some(({ ev }) => ev.matchingResources([name]).length > 0) || matchedByBuiltinEvaluator(name);
   }
 
-  /** The quotable store whose objects a quota name counts. */
-  private storeFor(name: string): GenericStore | undefined {
-    const r = countedGroupResource(name);
-    if (!r) return undefined;
-    return this.opts.registry.all().find((s) => s.def.group === r.group && s.def.resource === r.resource && this.isQuotable(s));
+  /**
+   * kube's quota registry: an evaluator per quotable store this server serves (kube's pod
+   * evaluator for pods, an object count for the rest), each bound to the store it lists.
+   */
+  private evaluators(): BoundEvaluator[] {
+    return this.opts.registry
+      .all()
+      .filter((s) => this.isQuotable(s))
+      .map((store) => ({ ev: quotaEvaluatorFor(store.def.group, store.def.resource), store }));
   }
 
-  /** kube's replenishQuota: a deletion frees quota, so recalculate the namespace's quotas that track the resource. */
+  /** kube's replenishQuota: freed usage, so recalculate the namespace's quotas that track a name the resource's evaluator measures. */
   private async replenish(key: string): Promise<void> {
     const [namespace = '', group = '', resource = ''] = key.split('/');
     const quotas = this.opts.registry.get('', 'v1', 'resourcequotas');
     const run = this.run;
     if (!quotas || !run) return;
-    const tracks = (n: string) => {
-      const r = countedGroupResource(n);
-      return r?.group === group && r.resource === resource;
-    };
+    const ev = quotaEvaluatorFor(group, resource);
     for (const q of (await quotas.list(this.ctx(namespace), {})).items) {
       // kube looks at status.hard only; spec.hard too covers a quota whose first sync has not written it yet.
       const { spec, status } = shape(q);
-      if ([...Object.keys(spec?.hard ?? {}), ...Object.keys(status?.hard ?? {})].some(tracks)) run.queue.add(`${namespace}/${q.metadata.name ?? ''}`);
+      if (ev.matchingResources([...Object.keys(spec?.hard ?? {}), ...Object.keys(status?.hard ?? {})]).length) {
+        run.queue.add(`${namespace}/${q.metadata.name ?? ''}`);
+      }
     }
   }
 
@@ -221,6 +274,29 @@ export class QuotaController {
     }
   }
 
+  /**
+   * kube's CalculateUsage: each evaluator measuring some of the hard names lists the namespace's
+   * objects once and sums the usage of those meeting the quota's scopes (an object count meets
+   * none, so a scoped quota reads 0 for it). Names of kube's always-registered evaluators whose
+   * kinds are not served here (services, PVCs, and pods until served) read 0, as kube's empty informer.
+   */
+  private async calculateUsage(quota: KubeObject, hardNames: string[]): Promise<ResourceList> {
+    const namespace = quota.metadata.namespace ?? '';
+    let usage: ResourceList = new Map();
+    const measured = new Set<string>();
+    for (const { ev, store } of this.evaluators()) {
+      const names = [...new Set(ev.matchingResources(hardNames))];
+      if (!names.length) continue;
+      const objects = (await store.list(this.ctx(namespace), {})).items;
+      usage = addLists(usage, usageStats(ev, quota, objects, names, new Date()));
+      for (const n of names) measured.add(n);
+    }
+    // An evaluator's usage names more than the quota limits: only the measured hard names count.
+    usage = maskList(usage, measured);
+    for (const n of hardNames) if (!measured.has(n) && matchedByBuiltinEvaluator(n)) usage.set(n, Quantity.zero());
+    return usage;
+  }
+
   /** kube's syncResourceQuota: status.hard = spec.hard, status.used = observed usage masked to hard. */
   private async sync(key: string): Promise<void> {
     const [namespace = '', name = ''] = key.split('/');
@@ -230,22 +306,10 @@ export class QuotaController {
     if (!quota) return;
     const { spec, status } = shape(quota);
     const hard = { ...(spec?.hard ?? {}) };
-    const scoped = !!(spec?.scopes?.length || spec?.scopeSelector?.matchExpressions?.length);
     const used: QuantityMap = {};
     // Previous observations are kept for names nothing here can evaluate (kube merges into the old usage).
     for (const [k, v] of Object.entries(status?.used ?? {})) if (k in hard) used[k] = v;
-    const counts = new Map<GenericStore, number>();
-    for (const n of Object.keys(hard)) {
-      const counted = this.storeFor(n);
-      if (counted) {
-        // Object-count evaluators match no scope, so a scoped quota counts nothing.
-        if (!counts.has(counted)) counts.set(counted, scoped ? 0 : (await counted.list(this.ctx(namespace), {})).items.length);
-        used[n] = Quantity.of(counts.get(counted) ?? 0).toString();
-      } else if (matchedByBuiltinEvaluator(n)) {
-        // kube's pod, service and PVC evaluators (and the replicationcontrollers count) list kinds not served here.
-        used[n] = '0';
-      }
-    }
+    for (const [k, v] of await this.calculateUsage(quota, Object.keys(hard))) used[k] = v.toString();
     const dirty = !status?.hard || !status.used || !quantitiesEqual(hard, status.hard) || !quantitiesEqual(used, status.used);
     if (!dirty) return;
     const next = cloneJson(quota);

@@ -7,9 +7,13 @@ import type { GroupVersionInfo, Registry } from '../registry';
 import type { ResourceDefinition } from '../registry';
 import { parseAccept } from './negotiation';
 
-/** kube's storageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<Kind>"). */
+/**
+ * kube's storageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<Kind>") of the
+ * version objects are stored in (a declaration `storedAs` another: that one's).
+ */
 export function storageVersionHash(def: ResourceDefinition): string {
-  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+  const stored = def.storedAs ?? def;
+  return createHash('sha256').update(`${stored.group}/${stored.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 function apiResource(def: ResourceDefinition, withStorageVersionHash: boolean): Record<string, unknown>[] {

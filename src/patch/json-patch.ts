@@ -242,7 +242,9 @@ export function applyJsonPatch(original: unknown, patchBody: unknown, options: J
   try {
     for (const op of ops) applyOne(st, op);
   } catch (e) {
-    if (e instanceof OpFailure) throw genericUnprocessable();
+    // The operation's failure rides along as `cause`: kube hides it from clients, but reports it
+    // for a patch an admission webhook made.
+    if (e instanceof OpFailure) throw Object.assign(genericUnprocessable(), { cause: e.message });
     throw e;
   }
   return st.root;

@@ -31,6 +31,8 @@ import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, Watch
 import type { RequestContext } from './context';
 import { ListQuery, readConsistency, resolveList } from './list-options';
 import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition, type ResourceSettings, type Strategy, type WriteToAuthorize } from './resource';
+import { storedVersionStorage } from './stored-version';
+import type { SchemaRegistry } from './schema';
 
 /** kube's rest.UpdatedObjectInfo: computes the new object from the current one (null = absent). */
 export type UpdatedObjectFn = (current: KubeObject | null) => Promise<KubeObject> | KubeObject;
@@ -56,6 +58,8 @@ export interface GenericStoreDeps {
   admission: AdmissionChain;
   /** What declarations read when installed (default: kube's defaults). */
   settings?: ResourceSettings;
+  /** The kinds' decoders, lent to admission (AdmissionAttributes.decode: webhook-patched objects). */
+  schemas?: Pick<SchemaRegistry, 'decode'>;
 }
 
 /** kube retries a generateName create on name collision (RetryGenerateName). */
@@ -72,18 +76,26 @@ export class GenericStore {
   /** `<etcd prefix>/<storage prefix>`: every key of this resource starts with it and a slash. */
   private readonly keyRoot: string;
   private readonly removal = new AbortController();
+  /** AdmissionAttributes.decode for this kind (made once: attrs() runs on every write). */
+  private readonly admissionDecode?: (obj: unknown) => KubeObject;
 
   constructor(
     readonly def: ResourceDefinition,
     protected readonly deps: GenericStoreDeps,
   ) {
     this.gr = { group: def.group, resource: def.resource };
-    this.gk = { group: def.group, kind: def.kind };
+    // kube names the kind of invalid objects and failed delete preconditions by the stored (internal)
+    // type: an events.k8s.io Event is refused as `Event "x" is invalid`, group "".
+    this.gk = { group: def.storedAs?.group ?? def.group, kind: def.kind };
+    // A second version of a stored kind reads and writes through conversions (StoredVersion).
+    if (def.storedAs) this.deps = { ...deps, storage: storedVersionStorage(deps.storage, def.storedAs) };
     this.apiVersion = apiVersionOf(def);
     // The declaration's TTL, or the server setting it names, resolved once.
     const ttl = def.ttlSeconds;
     this.ttlSeconds = typeof ttl === 'function' ? ttl(deps.settings ?? defaultResourceSettings) : ttl;
     this.keyRoot = `${deps.prefix}/${storagePrefixOf(def)}`;
+    const schemas = deps.schemas;
+    if (schemas) this.admissionDecode = (raw) => decodeForAdmission(schemas, def.schemaName, raw);
   }
 
   /** Aborted when the resource stops being served (Registry.remove): its watches end. */
@@ -513,7 +525,7 @@ export class GenericStore {
   /** kube's BeforeDelete precondition check: its conflict is built on GroupResource{group, Kind} (a kube quirk), in message and details. */
   private checkDeletePreconditions(name: string, p: Preconditions | undefined, existing: KubeObject): void {
     if (!p) return;
-    const gr = { group: this.def.group, resource: this.def.kind };
+    const gr = { group: this.gk.group, resource: this.def.kind };
     if (p.uid !== undefined && p.uid !== existing.metadata.uid) {
       throw errors.conflict(
         gr,
@@ -551,6 +563,7 @@ export class GenericStore {
       object,
       oldObject,
       dryRun: ctx.dryRun,
+      decode: this.admissionDecode,
     };
   }
 
@@ -591,6 +604,20 @@ function corruptObjectsStatus(gr: GroupResource, e: CorruptObjectsError): ApiErr
   return new ApiError(
     failureStatus(500, 'StorageReadError', `failed to read one or more ${groupResourceString(gr)} from the storage`, { name: 'list', group: gr.group, kind: gr.resource, causes }),
   );
+}
+
+/**
+ * A value decoded into a kind for admission: the decoder's object, or an Error in the decoder's own
+ * words (SchemaRegistry words it as the create handler reports it; admission webhooks report the
+ * decoder's part alone, as kube does).
+ */
+export function decodeForAdmission(schemas: Pick<SchemaRegistry, 'decode'>, schemaName: string, raw: unknown): KubeObject {
+  try {
+    return schemas.decode(schemaName, raw).object;
+  } catch (e) {
+    if (e instanceof ApiError) throw new Error(e.message.replace(/^.*? cannot be handled as a [^:]*: /, ''));
+    throw e;
+  }
 }
 
 /** Reads one object through a store (a quorum read); a 404 is undefined. */

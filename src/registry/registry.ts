@@ -42,9 +42,10 @@ export class Registry {
   /**
    * Throws Error when `def` cannot be added: its group/version/resource is served already, or its
    * objects would share keys with another resource's. Keys are shared only by versions of one kind
-   * in one group, or across groups when one of them names the shared storage prefix itself (kube's
-   * events.k8s.io Events live with core Events); two groups with one plural need their own prefixes,
-   * as custom resources have, and one prefix may not lie inside another.
+   * in one group, across groups when one of them names the shared storage prefix itself, and by a
+   * declaration `storedAs` another (kube's events.k8s.io Events live with core Events), which must
+   * then have that one's prefix. Two groups with one plural need their own prefixes, as custom
+   * resources have, and one prefix may not lie inside another.
    */
   check(def: ResourceDefinition): void {
     if (this.stores.has(keyOf(def.group, def.version, def.resource))) {
@@ -57,7 +58,11 @@ export class Registry {
       const other = storagePrefixOf(s.def);
       const overlaps = other === prefix || other.startsWith(`${prefix}/`) || prefix.startsWith(`${other}/`);
       const named = def.storagePrefix !== undefined || s.def.storagePrefix !== undefined;
-      const shares = other === prefix && s.def.kind === def.kind && (s.def.group === def.group || named);
+      const cohabits = storedWith(def, s.def) || storedWith(s.def, def);
+      if (cohabits && other !== prefix) {
+        throw new Error(`${def.resource}.${def.group || 'core'}: storage prefix ${prefix} is not ${other} of ${s.def.resource}.${s.def.group || 'core'}, whose objects it shares`);
+      }
+      const shares = other === prefix && ((s.def.kind === def.kind && (s.def.group === def.group || named)) || cohabits);
       if (overlaps && !shares) {
         throw new Error(`${def.resource}.${def.group || 'core'}: storage prefix ${prefix} overlaps ${other} of ${s.def.kind} (${s.def.resource}.${s.def.group || 'core'})`);
       }
@@ -130,6 +135,11 @@ export class Registry {
   private emit(change: RegistryChange): void {
     for (const l of this.listeners) l(change);
   }
+}
+
+/** Whether `a` serves objects `b` stores (ResourceDefinition.storedAs names b's group and plural). */
+function storedWith(a: ResourceDefinition, b: ResourceDefinition): boolean {
+  return a.storedAs !== undefined && a.storedAs.group === b.group && a.storedAs.resource === b.resource;
 }
 
 function keyOf(group: string, version: string, resource: string): string {

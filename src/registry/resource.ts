@@ -155,6 +155,29 @@ export interface ResourceDefinition {
    * use their plural (the default), custom resources `<group>/<plural>` (customResourceStoragePrefix).
    */
   storagePrefix?: string;
+  /**
+   * This declaration serves, in its own version, objects another declaration stores (kube's
+   * cohabitating resources: events.k8s.io/v1 Events are core/v1 Events in etcd). Its
+   * `storagePrefix` must be that declaration's. The store converts on every way in and out.
+   */
+  storedAs?: StoredVersion;
+}
+
+/**
+ * Where and in which form a second served version's objects are kept: the declaration that stores
+ * them (its group, version and plural), and the conversions between the two forms. GenericStore applies
+ * them to every read, write, list item, watch event, delete answer and field-selector match, so
+ * the objects stay one set under one etcd key each, whichever version a client uses.
+ */
+export interface StoredVersion {
+  group: string;
+  /** The version objects are stored in (discovery's storageVersionHash names it, as kube's does). */
+  version: string;
+  resource: string;
+  /** This version's object in the stored form, apiVersion and kind included. Must not modify `obj`. */
+  toStored(obj: KubeObject): KubeObject;
+  /** A stored object in this version's form, apiVersion and kind included. Must not modify `obj`. */
+  fromStored(obj: KubeObject): KubeObject;
 }
 
 /** What ResourceDefinition.authorizeWrite is shown of a write. */

@@ -8,7 +8,7 @@ import express from 'express';
 import type { Logger } from 'winston';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, apiVersionOf, cloneJson } from '../api';
-import { EnableOptions, Plugins, newAdmissionPlugins } from '../admission';
+import { EnableOptions, Plugins, WebhookConfigurationLister, newAdmissionPlugins } from '../admission';
 import { readAdmissionConfiguration } from '../config/kinds/admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
@@ -22,6 +22,7 @@ import { rbacEscalationChecks } from '../auth/authz/rbac';
 import { bootstrapPolicyPlan } from '../auth/authz/rbac/bootstrap';
 import { ensureBootstrapPolicy } from '../controllers/rbac-bootstrap';
 import { rbacAuthorizerFor, rbacListers } from './rbac-authorization';
+import { equivalentResources, webhookConfigurationLister } from './admission-webhooks';
 import {
   GenericStore,
   Registry,
@@ -181,6 +182,8 @@ export class ApiServer {
 
   /** The server's authorizer chain (the filter's, access reviews', admission's). */
   private readonly authorizer: Authorizer;
+  /** The admission webhooks' configurations (informers made with the others, after the chain). */
+  private readonly webhookConfigurations: WebhookConfigurationLister;
 
   /** The schema names addResource added with each resource (group/version/resource). */
   private readonly schemasAddedWith = new Map<string, string[]>();
@@ -202,6 +205,8 @@ export class ApiServer {
       getNamespace: (name) => this.getNamespace(name),
       // The chain is built before the authorizer: plugins ask it through this late binding.
       authorize: (attrs) => this.authorizer.authorize(attrs),
+      webhookConfigurations: { mutating: () => this.webhookConfigurations.mutating(), validating: () => this.webhookConfigurations.validating() },
+      equivalentResources: (group, version, resource, subresource) => equivalentResources(this.registry, schemas, group, version, resource, subresource),
       quotas: {
         // With resourcequotas not served (--runtime-config) there are no quotas to enforce.
         getQuotas: async (namespace, o) => {
@@ -221,7 +226,7 @@ export class ApiServer {
       reviewToken: (token, audiences) => reviewToken(opts.authenticator, token, audiences, { apiAudiences: opts.apiAudiences }),
       serviceAccountTokens: opts.serviceAccountTokens,
     };
-    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings });
+    this.registry = new Registry({ storage: opts.storage, prefix: opts.etcdPrefix, admission, settings, schemas });
     // Each resource's kinds get their protobuf form as it is installed (kept when it goes: see addKind).
     this.registry.onChange((change) => {
       if ('added' in change) for (const row of protobufKindsOf(change.added)) protobuf.addKind(row);
@@ -233,6 +238,7 @@ export class ApiServer {
       onError: (e, resource) => opts.logger.warn('informer', { resource, error: (e as Error).message }),
     });
     const listers = rbacListers(this.registry, this.informers);
+    this.webhookConfigurations = webhookConfigurationLister(this.registry, this.informers);
     const authorizer = typeof opts.authorizer === 'function' ? opts.authorizer({ rbac: () => rbacAuthorizerFor(listers) }) : (opts.authorizer ?? alwaysAllow);
     this.authorizer = authorizer;
     // Access reviews and RBAC's escalate/bind checks ask the same chain every request passes.

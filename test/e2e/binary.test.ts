@@ -92,7 +92,7 @@ test('--help prints the flags grouped in sections as kube-apiserver does, and ex
   const sections = h.stdout.match(/^\S.* flags:$/gm);
   expect(sections).toEqual([
     'Generic flags:', 'Etcd flags:', 'Secure serving flags:', 'Authentication flags:', 'Authorization flags:', 'API enablement flags:',
-    'Logs flags:', 'Misc flags:', 'Standalone flags:', 'Global flags:',
+    'Admission flags:', 'Logs flags:', 'Misc flags:', 'Standalone flags:', 'Global flags:',
   ]);
   expect(h.stdout.endsWith('\nGlobal flags:\n\n  -h, --help   help for platform-apiserver\n')).toBe(true);
 });

@@ -69,12 +69,12 @@ describe('legacy discovery', () => {
     });
   });
 
-  test('/apis lists the named groups in kube order (authentication.k8s.io, authorization.k8s.io, rbac.authorization.k8s.io)', async () => {
+  test('/apis lists the named groups in kube order (events.k8s.io, authentication.k8s.io, authorization.k8s.io, rbac.authorization.k8s.io, admissionregistration.k8s.io)', async () => {
     const group = (name: string) => {
       const gv = `{"groupVersion":"${name}/v1","version":"v1"}`;
       return `{"name":"${name}","versions":[${gv}],"preferredVersion":${gv}}`;
     };
-    const groups = ['authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io'].map(group).join(',');
+    const groups = ['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io'].map(group).join(',');
     expect((await srv.request('GET', '/apis')).text).toBe(`{"kind":"APIGroupList","apiVersion":"v1","groups":[${groups}]}\n`);
   });
 
@@ -97,6 +97,8 @@ describe('legacy discovery', () => {
       },
       { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
       { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
+      { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: allVerbs, shortNames: ['po'], categories: ['all'], storageVersionHash: 'xPOwRZ+Yhw8=' },
+      { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
       { name: 'resourcequotas', singularName: 'resourcequota', namespaced: true, kind: 'ResourceQuota', verbs: allVerbs, shortNames: ['quota'], storageVersionHash: '8uhSgffRX6w=' },
       { name: 'resourcequotas/status', singularName: '', namespaced: true, kind: 'ResourceQuota', verbs: ['get', 'patch', 'update'] },
       { name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs: allVerbs, storageVersionHash: 'S6u1pOWzb84=' },
@@ -128,7 +130,7 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
     const [version] = doc.items[0].versions;
     expect(version).toMatchObject({ version: 'v1', freshness: 'Current' });
     const byName = Object.fromEntries(version.resources.map((x: { resource: string }) => [x.resource, x]));
-    expect(Object.keys(byName)).toEqual(['configmaps', 'events', 'namespaces', 'resourcequotas', 'secrets', 'serviceaccounts']);
+    expect(Object.keys(byName)).toEqual(['configmaps', 'events', 'namespaces', 'pods', 'resourcequotas', 'secrets', 'serviceaccounts']);
     expect(byName.secrets).toEqual({
       resource: 'secrets',
       responseKind: { group: '', version: '', kind: 'Secret' },
@@ -161,18 +163,18 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
     const review = (resource: string, kind: string, scope = 'Cluster') => ({ resource, responseKind: { group: '', version: '', kind }, scope, singularResource: resource.slice(0, -1), verbs: ['create'] });
     const doc = r.json();
     expect(doc).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {} });
-    expect(doc.items.map((g: { metadata: { name: string } }) => g.metadata.name)).toEqual(['authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io']);
-    expect(doc.items[0]).toEqual({
+    expect(doc.items.map((g: { metadata: { name: string } }) => g.metadata.name)).toEqual(['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io']);
+    expect(doc.items[1]).toEqual({
       metadata: { name: 'authentication.k8s.io', creationTimestamp: null },
       versions: [{ version: 'v1', resources: [review('selfsubjectreviews', 'SelfSubjectReview'), review('tokenreviews', 'TokenReview')], freshness: 'Current' }],
     });
-    expect(doc.items[1].versions[0].resources).toEqual([
+    expect(doc.items[2].versions[0].resources).toEqual([
       review('localsubjectaccessreviews', 'LocalSubjectAccessReview', 'Namespaced'),
       review('selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
       review('selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
       review('subjectaccessreviews', 'SubjectAccessReview'),
     ]);
-    expect(doc.items[2].versions[0].resources.map((x: { resource: string }) => x.resource)).toEqual(['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']);
+    expect(doc.items[3].versions[0].resources.map((x: { resource: string }) => x.resource)).toEqual(['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']);
     const beta = await srv.request('GET', '/api', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' } });
     expect(beta.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
     expect(beta.json()).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2beta1' });

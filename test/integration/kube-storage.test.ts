@@ -85,14 +85,14 @@ describe.each([
   });
 
   test('a stored kind without a protobuf form here is unreadable, as any corrupt value', async () => {
-    // magic + runtime.Unknown{typeMeta: {apiVersion: v1, kind: Pod}, raw: <empty>}
+    // magic + runtime.Unknown{typeMeta: {apiVersion: v1, kind: Widget}, raw: <empty>}
     const field = (id: number, bytes: Buffer) => Buffer.concat([Buffer.from([(id << 3) | 2, bytes.length]), bytes]);
-    const typeMeta = Buffer.concat([field(1, Buffer.from('v1')), field(2, Buffer.from('Pod'))]);
-    const asPod = Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), field(1, typeMeta), field(2, Buffer.alloc(0))]);
-    await srv.etcdStore.etcd.put(`${srv.prefix}/secrets/${n}/odd`).value(asPod).exec();
+    const typeMeta = Buffer.concat([field(1, Buffer.from('v1')), field(2, Buffer.from('Widget'))]);
+    const asWidget = Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), field(1, typeMeta), field(2, Buffer.alloc(0))]);
+    await srv.etcdStore.etcd.put(`${srv.prefix}/secrets/${n}/odd`).value(asWidget).exec();
     const r = await srv.request('GET', `/api/v1/namespaces/${n}/secrets/odd`);
     expect(r.status).toBe(500);
-    expect(r.json().message).toContain('no kind "Pod" is registered for version "v1"');
+    expect(r.json().message).toContain('no kind "Widget" is registered for version "v1"');
     await srv.etcdStore.etcd.delete().key(`${srv.prefix}/secrets/${n}/odd`).exec();
   });
 });

@@ -34,8 +34,8 @@ describe('404 NotFound', () => {
   const noRoute = failure(404, 'NotFound', 'the server could not find the requested resource', {});
 
   test('an unknown resource in a served group-version', async () => {
-    expectStatus(await srv.request('GET', '/api/v1/pods'), noRoute);
-    expectStatus(await srv.request('GET', '/api/v1/namespaces/default/pods'), noRoute);
+    expectStatus(await srv.request('GET', '/api/v1/widgets'), noRoute);
+    expectStatus(await srv.request('GET', '/api/v1/namespaces/default/widgets'), noRoute);
     expectStatus(await srv.request('GET', `${secrets}/x/bogus`), noRoute);
   });
 

@@ -1,11 +1,39 @@
 /**
- * kube's ResourceQuota admission (apiserver pkg/admission/plugin/resourcequota): a CREATE of a
- * counted object is checked against every matching quota of its namespace and, when allowed,
- * charged by writing the quotas' status.used with compare-and-swap before the create proceeds.
+ * kube's ResourceQuota admission (apiserver pkg/admission/plugin/resourcequota): a write the
+ * resource's evaluator handles (a CREATE; for pods also an UPDATE of `resize`) is checked against
+ * every matching quota of its namespace and, when allowed, charged by writing the quotas'
+ * status.used with compare-and-swap before the write proceeds. What an object charges and which
+ * quotas (scopes) it answers to come from the evaluators in api/quota, shared with the controller.
  * Requests are batched per namespace (one evaluation at a time per namespace in this server);
  * several servers on one etcd are kept honest by the CAS and kube's re-read-and-retry loop.
  */
-import { KubeObject, Quantity, errors, parseQuantity, cloneJson, isQuotaIgnoredResource, objectCountResourceNames } from '../../api';
+import {
+  ApiError,
+  KubeObject,
+  QuotaEvaluator,
+  ResourceList,
+  ScopeMatchError,
+  addLists,
+  cloneJson,
+  errors,
+  exceededNames,
+  failureStatus,
+  fromResourceList,
+  isQuotaIgnoredResource,
+  listsEqual,
+  maskList,
+  negativeNames,
+  objectCountResourceNames,
+  prettyPrintList,
+  prettyPrintNames,
+  quotaEvaluatorFor,
+  quotaMatches,
+  quotaScopeSelectors,
+  quotaShape,
+  removeZeros,
+  subtractNonNegative,
+  toResourceList,
+} from '../../api';
 import type { RequestContext } from '../../api/request-context';
 import { QuotaAccessor, requireDep } from '../deps';
 import { AdmissionAttributes, AdmissionPlugin, handlesOperations } from '../interface';
@@ -22,101 +50,82 @@ export interface ResourceQuotaAdmissionOptions {
 
 export { objectCountResourceNames };
 
-type ResourceList = Map<string, Quantity>;
-
-function toList(map: Record<string, unknown> | undefined): ResourceList {
-  const out: ResourceList = new Map();
-  for (const [k, v] of Object.entries(map ?? {})) out.set(k, parseQuantity(v as string | number));
-  return out;
+/**
+ * admission.NewForbidden: the request's name, else (a create not yet named) the object's name or
+ * generateName, else "Unknown".
+ */
+function forbidden(a: AdmissionAttributes, message: string): ApiError {
+  const meta = a.object?.metadata;
+  const name = a.name || meta?.name || meta?.generateName || 'Unknown';
+  return errors.forbidden({ group: a.group, resource: a.resource }, name, message);
 }
 
-function fromList(list: ResourceList): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of list) out[k] = v.toString();
-  return out;
-}
+/** A plain Go error returned by admission: the handler answers 500 with no reason and the error's text. */
+const plainError = (message: string) => new ApiError(failureStatus(500, '', message));
 
-/** quota.Add: the union, summing shared names. */
-function add(a: ResourceList, b: ResourceList): ResourceList {
-  const out: ResourceList = new Map(a);
-  for (const [k, v] of b) out.set(k, out.has(k) ? (out.get(k) as Quantity).add(v) : v);
-  return out;
-}
+const hardOf = (q: KubeObject) => toResourceList(quotaShape(q).status?.hard);
+const usedOf = (q: KubeObject) => toResourceList(quotaShape(q).status?.used);
 
-/** quota.Mask: only the given names. */
-function mask(list: ResourceList, names: Iterable<string>): ResourceList {
-  const out: ResourceList = new Map();
-  for (const n of names) {
-    const v = list.get(n);
-    if (v) out.set(n, v);
-  }
-  return out;
+/** hasUsageStats: every hard name the evaluator restricts has a usage recorded. */
+function hasUsageStats(q: KubeObject, restricted: string[]): boolean {
+  const used = quotaShape(q).status?.used ?? {};
+  return Object.keys(quotaShape(q).status?.hard ?? {}).every((n) => !restricted.includes(n) || n in used);
 }
-
-function equals(a: ResourceList, b: ResourceList): boolean {
-  if (a.size !== b.size) return false;
-  for (const [k, v] of a) if (!b.get(k)?.equals(v)) return false;
-  return true;
-}
-
-/** kube's prettyPrint: `name=quantity` sorted by name, joined by ",". */
-function prettyPrint(list: ResourceList): string {
-  return [...list.keys()]
-    .sort()
-    .map((k) => `${k}=${(list.get(k) as Quantity).toString()}`)
-    .join(',');
-}
-
-interface QuotaShape {
-  spec?: { scopes?: string[]; scopeSelector?: { matchExpressions?: unknown[] } };
-  status?: { hard?: Record<string, unknown>; used?: Record<string, unknown> };
-}
-const shape = (q: KubeObject) => q as unknown as QuotaShape;
-
-/** A quota with scopes never matches an object-count evaluator (kube: MatchesNoScopeFunc). */
-function hasScopes(q: KubeObject): boolean {
-  const s = shape(q).spec;
-  return !!(s?.scopes?.length || s?.scopeSelector?.matchExpressions?.length);
-}
-
-const forbidden = (a: AdmissionAttributes, message: string) => errors.forbidden({ group: a.group, resource: a.resource }, a.name || 'Unknown', message);
 
 /**
- * kube's CheckRequest for the object-count evaluator: the quotas with their new usage, or throws
- * the 403 the request gets. Does not mutate its input.
+ * kube's CheckRequest: the quotas with the request's usage charged (the input itself when nothing
+ * is charged), or throws the error the request gets: 403 when a quota is exceeded, its usage is
+ * unknown, or the object lacks what the quota requires. Does not mutate its input.
  */
-export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes): KubeObject[] {
-  const names = objectCountResourceNames(a.group, a.resource);
+export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes, now: Date = new Date(), ev: QuotaEvaluator = quotaEvaluatorFor(a.group, a.resource)): KubeObject[] {
+  if (!ev.handles(a.operation, a.subresource)) return quotas;
+  const obj = a.object ?? ({ metadata: {} } as KubeObject);
   const interesting: number[] = [];
   quotas.forEach((q, i) => {
-    const hard = toList(shape(q).status?.hard);
-    const matched = names.filter((n) => hard.has(n));
-    if (!matched.length || hasScopes(q)) return;
-    const used = shape(q).status?.used ?? {};
-    if (matched.some((n) => !(n in used))) {
-      throw forbidden(a, `status unknown for quota: ${q.metadata.name ?? ''}, resources: ${[...matched].sort().join(',')}`);
+    const name = q.metadata.name ?? '';
+    // MatchingScopes comes first in kube: a requirement it cannot evaluate fails the request as a plain error.
+    try {
+      for (const r of quotaScopeSelectors(q)) ev.matchesScope(r, obj);
+    } catch (e) {
+      if (e instanceof ScopeMatchError) throw plainError(`error matching scopes of quota ${name}, err: ${e.message}`);
+      throw e;
     }
+    if (!quotaMatches(ev, q, obj)) return;
+    const restricted = ev.matchingResources(Object.keys(quotaShape(q).status?.hard ?? {}));
+    const unmet = ev.constraintsError(restricted, obj);
+    if (unmet) throw forbidden(a, `failed quota: ${name}: ${unmet}`);
+    if (!hasUsageStats(q, restricted)) throw forbidden(a, `status unknown for quota: ${name}, resources: ${prettyPrintNames(restricted)}`);
     interesting.push(i);
   });
-  if (!interesting.length) return quotas;
-  const delta: ResourceList = new Map(names.map((n) => [n, Quantity.of(1)]));
+
+  let delta: ResourceList = ev.usage(obj, now);
+  const negative = negativeNames(delta);
+  if (negative.length) throw forbidden(a, `quota usage is negative for resource(s): ${prettyPrintNames(negative)}`);
+  if (a.operation === 'UPDATE') {
+    if (!a.oldObject) throw forbidden(a, 'unable to get previous usage since prior version of object was not found');
+    // Charge only the growth, unless the old object never existed (a create through update).
+    if (a.oldObject.metadata.resourceVersion) delta = subtractNonNegative(delta, ev.usage(a.oldObject, now));
+  }
+  delta = removeZeros(delta);
+  if (!delta.size || !interesting.length) return quotas;
+
   const out = quotas.map((q) => cloneJson(q));
   for (const i of interesting) {
     const q = out[i] as KubeObject;
-    const hard = toList(shape(q).status?.hard);
-    const used = toList(shape(q).status?.used);
-    const requested = mask(delta, hard.keys());
-    const newUsage = add(used, requested);
-    const exceeded = [...mask(newUsage, requested.keys())].filter(([k, v]) => v.cmp(hard.get(k) as Quantity) > 0).map(([k]) => k);
+    const hard = hardOf(q);
+    const used = usedOf(q);
+    const requested = maskList(delta, hard.keys());
+    const newUsage = addLists(used, requested);
+    const exceeded = exceededNames(maskList(newUsage, requested.keys()), hard);
     if (exceeded.length) {
       throw forbidden(
         a,
-        `exceeded quota: ${q.metadata.name ?? ''}, requested: ${prettyPrint(mask(requested, exceeded))}, used: ${prettyPrint(
-          mask(used, exceeded),
-        )}, limited: ${prettyPrint(mask(hard, exceeded))}`,
+        `exceeded quota: ${q.metadata.name ?? ''}, requested: ${prettyPrintList(maskList(requested, exceeded))}, used: ${prettyPrintList(
+          maskList(used, exceeded),
+        )}, limited: ${prettyPrintList(maskList(hard, exceeded))}`,
       );
     }
-    (q as unknown as QuotaShape).status = { ...(shape(q).status ?? {}), used: fromList(newUsage) };
+    q.status = { ...(quotaShape(q).status ?? {}), used: fromResourceList(newUsage) };
   }
   return out;
 }
@@ -126,20 +135,20 @@ const defaultDeny = Symbol('DEFAULT DENY');
 
 interface Waiter {
   attrs: AdmissionAttributes;
+  /** When the request arrived (the pod evaluator's clock for deletion grace periods). */
+  now: Date;
   result: unknown; // undefined = allowed, defaultDeny, or the error to throw
   finish: () => void;
 }
 
-const usedOf = (q: KubeObject) => toList(shape(q).status?.used);
-
 /** The per-namespace work queue and retry loop of kube's quotaEvaluator. */
-class QuotaEvaluator {
+class NamespaceWorkQueue {
   private readonly pending = new Map<string, Waiter[]>();
   private readonly active = new Set<string>();
 
   constructor(private readonly opts: ResourceQuotaAdmissionOptions) {}
 
-  evaluate(a: AdmissionAttributes): Promise<void> {
+  evaluate(a: AdmissionAttributes, now: Date): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiter.finish = () => undefined;
@@ -147,6 +156,7 @@ class QuotaEvaluator {
       }, this.opts.timeoutMs ?? 10_000);
       const waiter: Waiter = {
         attrs: a,
+        now,
         result: defaultDeny,
         finish: () => {
           clearTimeout(timer);
@@ -201,7 +211,7 @@ class QuotaEvaluator {
     for (const w of waiters) {
       let next: KubeObject[];
       try {
-        next = checkRequest(quotas, w.attrs);
+        next = checkRequest(quotas, w.attrs, w.now);
       } catch (e) {
         w.result = e;
         continue;
@@ -211,7 +221,7 @@ class QuotaEvaluator {
         w.result = undefined;
         continue;
       }
-      const charges = next.some((q, j) => !equals(usedOf(quotas[j] as KubeObject), usedOf(q)));
+      const charges = next.some((q, j) => !listsEqual(usedOf(quotas[j] as KubeObject), usedOf(q)));
       if (!charges) w.result = undefined;
       changed ||= charges;
       quotas = next;
@@ -222,7 +232,7 @@ class QuotaEvaluator {
     let lastErr: unknown;
     for (let j = 0; j < quotas.length; j++) {
       const q = quotas[j] as KubeObject;
-      if (equals(usedOf(initial[j] as KubeObject), usedOf(q))) continue;
+      if (listsEqual(usedOf(initial[j] as KubeObject), usedOf(q))) continue;
       try {
         await this.opts.accessor.updateQuotaStatus(q);
       } catch (e) {
@@ -253,16 +263,18 @@ class QuotaEvaluator {
 
 /** The ResourceQuota validating admission plugin. */
 export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlugin {
-  const evaluator = new QuotaEvaluator(opts);
+  const evaluator = new NamespaceWorkQueue(opts);
   return {
     name: resourceQuotaPluginName,
     handles: handlesOperations('CREATE', 'UPDATE'),
-    async validate(_ctx: RequestContext, a: AdmissionAttributes) {
-      // Subresources, cluster-scoped objects and anything but CREATE never consume object counts.
-      if (a.subresource || !a.namespace || !a.namespaced || a.operation !== 'CREATE') return;
+    async validate(ctx: RequestContext, a: AdmissionAttributes) {
+      // Cluster-scoped objects (namespaces among them) are never charged.
+      if (!a.namespace || !a.namespaced) return;
       // kube's DefaultIgnoredResources (events, the virtual review resources) are never counted.
       if (isQuotaIgnoredResource(a.group, a.resource)) return;
-      await evaluator.evaluate(a);
+      // Only writes the resource's evaluator handles can change usage: CREATE (and a pod's resize).
+      if (!quotaEvaluatorFor(a.group, a.resource).handles(a.operation, a.subresource)) return;
+      await evaluator.evaluate(a, ctx.now());
     },
   };
 }

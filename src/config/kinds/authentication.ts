@@ -242,10 +242,14 @@ function validateURL(u: string, disallowed: string[], p: FieldPath): FieldError[
   return errs;
 }
 
-/** Compiles into `target.compiled`; a compile error is kube's `Invalid value: "<expr>": compilation failed: …`. */
-function compileInto(target: { compiled?: CompiledCel }, expression: string, variable: CelVariable, p: FieldPath): FieldError | undefined {
+/**
+ * Compiles into `target.compiled`; a compile error is kube's `Invalid value: "<expr>": compilation
+ * failed: …`, a validation rule that is not a bool `Invalid value: "<expr>": must evaluate to bool`
+ * (kube's ReturnTypes: bool for the rules, anything for the mappings).
+ */
+function compileInto(target: { compiled?: CompiledCel }, expression: string, variable: CelVariable, p: FieldPath, resultTypes?: readonly string[]): FieldError | undefined {
   try {
-    target.compiled = compileCel(expression, variable);
+    target.compiled = compileCel(expression, variable, resultTypes ? { resultTypes } : {});
     return undefined;
   } catch (e) {
     if (e instanceof CelCompileError) return fieldErrors.invalid(p, expression, e.message);
@@ -274,7 +278,7 @@ function validateClaimValidationRules(a: JWTAuthenticatorConfig, p: FieldPath, s
         return;
       }
       seenExpressions.add(rule.expression);
-      const err = compileInto(rule, rule.expression, 'claims', rp.child('expression'));
+      const err = compileInto(rule, rule.expression, 'claims', rp.child('expression'), ['bool']);
       if (err) errs.push(err);
       else if (rule.compiled?.selects('email_verified')) state.usesEmailVerifiedClaim = true;
     }
@@ -374,7 +378,7 @@ function validateUserValidationRules(a: JWTAuthenticatorConfig, p: FieldPath): F
       return;
     }
     seen.add(rule.expression);
-    const err = compileInto(rule, rule.expression, 'user', rp.child('expression'));
+    const err = compileInto(rule, rule.expression, 'user', rp.child('expression'), ['bool']);
     if (err) errs.push(err);
   });
   return errs;

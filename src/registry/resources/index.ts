@@ -2,9 +2,11 @@ import type { ResourceDefinition } from '../resource';
 import { configmaps } from './core/configmaps';
 import { events } from './core/events';
 import { namespaces } from './core/namespaces';
+import { pods } from './core/pods';
 import { resourcequotas } from './core/resourcequotas';
 import { secrets } from './core/secrets';
 import { serviceaccounts } from './core/serviceaccounts';
+import { eventsV1 } from './events/events';
 import { selfsubjectreviews } from './authentication/selfsubjectreviews';
 import { tokenreviews } from './authentication/tokenreviews';
 import { localsubjectaccessreviews } from './authorization/localsubjectaccessreviews';
@@ -15,6 +17,8 @@ import { clusterrolebindings } from './rbac/clusterrolebindings';
 import { clusterroles } from './rbac/clusterroles';
 import { rolebindings } from './rbac/rolebindings';
 import { roles } from './rbac/roles';
+import { mutatingwebhookconfigurations } from './admissionregistration/mutatingwebhookconfigurations';
+import { validatingwebhookconfigurations } from './admissionregistration/validatingwebhookconfigurations';
 
 /** The built-in resources, in discovery order. */
-export const builtinResources: ResourceDefinition[] = [configmaps, events, namespaces, resourcequotas, secrets, serviceaccounts, selfsubjectreviews, tokenreviews, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews, clusterrolebindings, clusterroles, rolebindings, roles];
+export const builtinResources: ResourceDefinition[] = [configmaps, events, namespaces, pods, resourcequotas, secrets, serviceaccounts, eventsV1, selfsubjectreviews, tokenreviews, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews, clusterrolebindings, clusterroles, rolebindings, roles, mutatingwebhookconfigurations, validatingwebhookconfigurations];

@@ -77,8 +77,10 @@ function toJson(plan: MessagePlan, values: unknown[]): Json {
       const value = has ? v : zeroScalar(fp.value.scalar);
       if ((has && fp.pointer) || fp.jsonRequired || !isZeroScalar(value)) out[fp.name] = value;
     } else if (fp.value.kind === 'message') {
+      // An inlined struct's fields join the parent's, at the field's place.
+      if (fp.inline) Object.assign(out, has ? v : readMessage(EMPTY, fp.value.plan));
       // A Go struct value is always in kube's JSON (omitempty does not omit structs).
-      if (has) out[fp.name] = v;
+      else if (has) out[fp.name] = v;
       else if (!fp.pointer) out[fp.name] = readMessage(EMPTY, fp.value.plan);
     } else {
       const value = has ? v : fp.pointer ? undefined : readSpecial(EMPTY_READER(), 0, fp.value.special);
@@ -162,6 +164,24 @@ function readSpecial(r: protobuf.Reader, end: number, special: SpecialMessage): 
       } catch {
         throw new ProtoWireError(`proto: ${message}: Raw is not valid JSON`);
       }
+    }
+    case 'intOrString': {
+      // IntOrString.Unmarshal: type 1 is the string, anything else the int (absent: 0).
+      let type = 0;
+      let intVal = 0;
+      let strVal = '';
+      while (r.pos < end) {
+        const [id, wireType] = readTag(r, 'IntOrString');
+        if (id >= 1 && id <= 3 && wireType !== (id === 3 ? 2 : 0)) {
+          throw new ProtoWireError(`proto: wrong wireType = ${wireType} for field ${['Type', 'IntVal', 'StrVal'][id - 1]}`);
+        }
+        if (id === 1) type = longToNumber(r.int64());
+        else if (id === 2) intVal = r.int32();
+        else if (id === 3) strVal = readScalar(r, end, 'string') as string;
+        else skipField(r, wireType);
+        if (r.pos > end) throw new RangeError('index out of range');
+      }
+      return type === 1 ? strVal : intVal;
     }
     case 'stringList': {
       const items: string[] = [];

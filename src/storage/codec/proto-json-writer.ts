@@ -42,7 +42,8 @@ const within = (e: unknown, segment: string): unknown =>
 function writeFields(w: ProtoWriter, plan: MessagePlan, json: Json): void {
   for (const fp of plan.wireOrder) {
     try {
-      writeField(w, fp, json[fp.name]);
+      // An inlined struct's fields are the parent's own: its message reads them from the parent.
+      writeField(w, fp, fp.inline ? json : json[fp.name]);
     } catch (e) {
       throw within(e, `.${fp.name}`);
     }
@@ -73,10 +74,13 @@ function writeField(w: ProtoWriter, fp: FieldPlan, v: unknown): void {
         throw within(e, `[${i}]`);
       }
     });
-  } else if (v != null || !fp.pointer) {
+  } else if (v != null || !(fp.pointer || isBytes(fp.value))) {
+    // A nil Go pointer is not written, nor a nil []byte (gogo writes it only when non-nil).
     writeValue(w, fp.id, fp.value, v);
   }
 }
+
+const isBytes = (value: ValueType): boolean => value.kind === 'scalar' && value.scalar === 'bytes';
 
 /** Writes one occurrence of a field; a null/absent value is written as Go's zero value. */
 function writeValue(w: ProtoWriter, id: number, value: ValueType, v: unknown): void {
@@ -143,6 +147,11 @@ function writeSpecial(w: ProtoWriter, special: SpecialMessage, v: unknown): void
     case 'rawExtension':
       // Both hold raw JSON text (FieldsV1.UnmarshalJSON / RawExtension.UnmarshalJSON keep it verbatim).
       if (v != null) w.tag(1, 2).bytes(Buffer.from(JSON.stringify(v)));
+      return;
+    case 'intOrString':
+      // IntOrString.Marshal writes all three fields; a JSON string is type 1, a number type 0.
+      if (typeof v === 'string') w.tag(1, 0).int(1).tag(2, 0).int(0).tag(3, 2).string(v);
+      else w.tag(1, 0).int(0).tag(2, 0).int(v == null ? 0 : asInteger(v)).tag(3, 2).string('');
       return;
     case 'stringList':
       if (v == null) return;

@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import * as protobuf from 'protobufjs';
 import {
+  GO_INLINE_FIELDS,
   GO_POINTER_FIELDS,
   JSON_REQUIRED_FIELDS,
   SPECIAL_MESSAGES,
@@ -38,6 +39,8 @@ export interface FieldPlan {
   pointer: boolean;
   /** JSON tag without omitempty: kept in JSON even when zero/empty. */
   jsonRequired: boolean;
+  /** A Go embedded struct inlined in JSON: its message's fields are the parent object's own. */
+  inline: boolean;
 }
 
 /** A message: fields in declaration (= Go struct = JSON) order and in wire (field number) order. */
@@ -73,8 +76,11 @@ export class ProtobufSchema {
     this.plans.set(fullName, plan);
     const pointers = GO_POINTER_FIELDS.get(fullName);
     const required = JSON_REQUIRED_FIELDS.get(fullName);
+    const inlined = GO_INLINE_FIELDS.get(fullName);
     for (const field of type.fieldsArray) {
       const fp = this.compileField(fullName, field, pointers?.has(field.name) ?? false, required?.has(field.name) ?? false);
+      fp.inline = inlined?.has(field.name) ?? false;
+      if (fp.inline && (fp.shape !== 'singular' || fp.value.kind !== 'message')) throw new Error(`${fullName}.${field.name}: only a singular message can be inlined`);
       fp.index = plan.fields.length;
       plan.fields.push(fp);
       plan.byId.set(fp.id, fp);
@@ -102,6 +108,7 @@ export class ProtobufSchema {
       wireType: shape === 'singular' && varint ? 0 : 2,
       pointer,
       jsonRequired,
+      inline: false,
     };
   }
 

@@ -267,11 +267,19 @@ describe("this server's plugins", () => {
     },
   };
 
-  test('NamespaceLifecycle and ResourceQuota are registered and on by default, lifecycle first', () => {
+  test("every plugin of this server is registered; kube's default-on ones are on, in kube's order", () => {
     const plugins = newAdmissionPlugins();
-    expect(plugins.registered()).toEqual(['NamespaceLifecycle', 'ResourceQuota']);
-    expect(plugins.enabledPluginNames()).toEqual(['NamespaceLifecycle', 'ResourceQuota']);
-    expect(plugins.enabledPluginNames({ disable: ['ResourceQuota'] })).toEqual(['NamespaceLifecycle']);
+    expect(plugins.registered()).toEqual(['EventRateLimit', 'ImagePolicyWebhook', 'MutatingAdmissionWebhook', 'NamespaceLifecycle', 'ResourceQuota', 'ValidatingAdmissionWebhook']);
+    expect(plugins.enabledPluginNames()).toEqual(['NamespaceLifecycle', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    expect(plugins.enabledPluginNames({ disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'] })).toEqual(['NamespaceLifecycle']);
+    expect(plugins.enabledPluginNames({ enable: ['ImagePolicyWebhook', 'EventRateLimit'] })).toEqual([
+      'NamespaceLifecycle',
+      'ImagePolicyWebhook',
+      'EventRateLimit',
+      'MutatingAdmissionWebhook',
+      'ValidatingAdmissionWebhook',
+      'ResourceQuota',
+    ]);
     const chain = plugins.newFromPlugins(['ResourceQuota', 'NamespaceLifecycle'], {}, deps);
     expect(chain.mutating).toEqual(['NamespaceLifecycle']);
     expect(chain.validating).toEqual(['ResourceQuota']);

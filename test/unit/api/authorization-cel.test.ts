@@ -46,7 +46,7 @@ describe('compileMatchCondition', () => {
     expect(compileError('request.extra')).toBe('must evaluate to bool but got map(string, list(string))');
     expect(compileError('request.resourceAttributes')).toBe('must evaluate to bool but got kubernetes.ResourceAttributes');
     expect(compileError('size(request.groups)')).toBe('must evaluate to bool but got int');
-    expect(compileError('user == "x"')).toBe("compilation failed: ERROR: <input>:1:1: undeclared reference to 'user' (in container '')");
+    expect(compileError('user == "x"')).toBe("compilation failed: ERROR: <input>:1:1: undeclared reference to 'user' (in container '')\n | user == \"x\"\n | ^");
   });
 });
 

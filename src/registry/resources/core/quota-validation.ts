@@ -2,7 +2,7 @@
  * ResourceQuota validation as kube's pkg/apis/core/validation (ValidateResourceQuota, …Update,
  * …StatusUpdate) and the resource-name sets of pkg/apis/core/helper, with kube's messages.
  */
-import { FieldError, FieldPath, KubeObject, Quantity, QuantityParseError, fieldErrors, goQuote, isQualifiedName, parseQuantity } from '../../../api';
+import { FieldError, FieldPath, KubeObject, Quantity, QuantityParseError, fieldErrors, goQuote, isExtendedResourceName, isQualifiedName, parseQuantity } from '../../../api';
 
 export type QuantityMap = Record<string, string | number>;
 
@@ -47,13 +47,6 @@ const isQuotaHugePages = (n: string) => n.startsWith('hugepages-') || n.startsWi
 /** helper.IsStandardQuotaResourceName. */
 export function isStandardQuotaResourceName(name: string): boolean {
   return standardQuotaNames.has(name) || isQuotaHugePages(name);
-}
-
-/** helper.IsExtendedResourceName: not in kubernetes.io, no requests. prefix, qualified once prefixed. */
-function isExtendedResourceName(name: string): boolean {
-  const native = !name.includes('/') || name.includes('kubernetes.io/');
-  if (native || name.startsWith('requests.')) return false;
-  return isQualifiedName(`requests.${name}`).length === 0;
 }
 
 /** helper.IsIntegerResourceName (so `count/…` names, being "extended", must be integers). */
@@ -200,7 +193,10 @@ function validateScopeSelector(spec: QuotaSpec, path: FieldPath): FieldError[] {
     }
     seen.add(scope);
   }
-  for (const pair of conflictingPairs) if (pair.every((s) => seen.has(s))) errs.push(whole('conflicting scopes'));
+  // kube reports this one with spec.scopes as the bad value, not the selector.
+  for (const pair of conflictingPairs) {
+    if (pair.every((s) => seen.has(s))) errs.push({ type: 'FieldValueInvalid', field: String(p), badValueText: goScopes(spec.scopes), detail: 'conflicting scopes' });
+  }
   return errs;
 }
 

@@ -163,7 +163,7 @@ describe('AuthenticationConfiguration loading', () => {
   - expression: "claims.sub == 'x'"
 `),
     );
-    expect(msg).toContain('jwt[0].claimMappings.username.expression: Invalid value: "claims.sub +": compilation failed: ERROR: <input>:1:12:');
+    expect(msg).toContain('jwt[0].claimMappings.username.expression: Invalid value: "claims.sub +": compilation failed: ERROR: <input>:1:13:');
     expect(msg).toContain(`jwt[0].claimMappings.groups.expression: Invalid value: "user.groups": compilation failed: ERROR: <input>:1:1: undeclared reference to 'user'`);
     expect(msg).toContain(`jwt[0].userValidationRules[0].expression: Invalid value: "claims.sub == 'x'": compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims'`);
   });

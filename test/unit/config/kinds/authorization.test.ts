@@ -219,8 +219,9 @@ describe('AuthorizationConfiguration loading', () => {
           'authorizers[0].matchConditions[2].expression: Duplicate value: "request.user == \\"a\\"", ' +
           'authorizers[0].matchConditions[3].expression: Invalid value: "request.user": must evaluate to bool but got string, ' +
           'authorizers[0].matchConditions[4].expression: Invalid value: "request.nope == 1": compilation failed: ERROR: <input>:1:8: undefined field \'nope\'\n | request.nope == 1\n | .......^, ' +
-          "authorizers[0].matchConditions[5].expression: Invalid value: \"claims.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' (in container '')" +
-          ', authorizers[0].matchConditions[6].expression: Invalid value: "request.user ==": compilation failed: ERROR: <input>:1:14: found = but expecting end of input' +
+          "authorizers[0].matchConditions[5].expression: Invalid value: \"claims.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'claims' (in container '')\n | claims.x\n | ^" +
+          // cel-go's column (the end of input); the syntax error's wording is cel-js's, not ANTLR's.
+          ', authorizers[0].matchConditions[6].expression: Invalid value: "request.user ==": compilation failed: ERROR: <input>:1:16: Syntax error: unexpected token: EOF\n | request.user ==\n | ...............^' +
           ', authorizers[0].matchConditions[7].expression: Invalid value: "request.groups": must evaluate to bool but got list(string)]',
       ),
     );

@@ -394,7 +394,7 @@ describe('supports', () => {
     ['apps/v1', 'DeleteOptions', true],
     ['meta.k8s.io/v1', 'PartialObjectMetadataList', true],
     ['meta.k8s.io/v1', 'Table', false],
-    ['v1', 'Pod', false],
+    ['v1', 'Widget', false],
     ['v2', 'Namespace', false],
   ])('%s %s → %s', (apiVersion, kind, expected) => {
     expect(codec.supports(apiVersion, kind)).toBe(expected);
@@ -412,7 +412,7 @@ describe('decode errors (BadRequest, worded as kube)', () => {
     ['truncated envelope', KUBECTL_CREATE_NAMESPACE.subarray(0, 12), 'unexpected EOF'],
     ['truncated typeMeta string', Buffer.from([...PROTOBUF_MAGIC, ...ld(1, [0x0a, 0x05, 0x76, 0x31]), ...ld(2, [])]), 'unexpected EOF'],
     ['truncated object', envelope('v1', 'Namespace', ld(1, objectMeta('n')).slice(0, -3)), 'unexpected EOF'],
-    ['unknown kind', envelope('v1', 'Pod', []), 'no kind "Pod" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"'],
+    ['unknown kind', envelope('v1', 'Widget', []), 'no kind "Widget" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"'],
     ['known kind, other version', envelope('apps/v1', 'Secret', []), 'no kind "Secret" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"'],
     ['missing kind', envelope('v1', '', []), `Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:"v1", Kind:""}'`],
     ['missing apiVersion', envelope('', 'Namespace', []), `Object 'apiVersion' is missing in 'runtime.TypeMeta{APIVersion:"", Kind:"Namespace"}'`],

@@ -1,0 +1,76 @@
+/**
+ * EventRateLimit's buckets (kube: limitenforcer.go and cache.go over client-go's token bucket,
+ * golang.org/x/time/rate): one bucket per key of a limit type, kept in an LRU of cacheSize (4096
+ * when unset); the Server type has one bucket for everything.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Limit } from './config';
+
+/** Milliseconds on a clock that never goes back (tests inject their own). */
+export type Clock = () => number;
+
+/** kube's default cache size of a limit type that does not set one. */
+export const DEFAULT_CACHE_SIZE = 4096;
+
+/**
+ * x/time/rate's limiter, asked with AllowN(now, 1): it holds up to `burst` tokens, starts full,
+ * and earns `qps` tokens a second (fractions included); a request takes one, or is refused and
+ * takes nothing.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly now: Clock,
+  ) {
+    this.tokens = burst;
+    this.last = now();
+  }
+
+  tryAccept(): boolean {
+    const t = this.now();
+    const elapsedSeconds = Math.max(0, t - this.last) / 1000;
+    const tokens = Math.min(this.burst, this.tokens + elapsedSeconds * this.qps);
+    if (tokens < 1) return false;
+    this.tokens = tokens - 1;
+    this.last = t;
+    return true;
+  }
+}
+
+/** One limit type's buckets and how a request picks its bucket. */
+export class LimitEnforcer {
+  private readonly single?: TokenBucket;
+  private readonly buckets?: LRUCache<string, TokenBucket>;
+
+  constructor(
+    readonly limit: Limit,
+    private readonly now: Clock,
+  ) {
+    if (limit.type === 'Server') this.single = this.newBucket();
+    else this.buckets = new LRUCache({ max: limit.cacheSize || DEFAULT_CACHE_SIZE });
+  }
+
+  private newBucket(): TokenBucket {
+    return new TokenBucket(this.limit.qps, this.limit.burst, this.now);
+  }
+
+  /** kube's accept: undefined when the key's bucket had a token, else kube's reason. */
+  accept(key: string): string | undefined {
+    let bucket = this.single ?? this.buckets?.get(key);
+    if (!bucket) {
+      // A key seen for the first time, or evicted since: a full bucket.
+      bucket = this.newBucket();
+      this.buckets?.set(key, bucket);
+    }
+    return bucket.tryAccept() ? undefined : `limit reached on type ${this.limit.type} for key ${key}`;
+  }
+
+  /** How many buckets the LRU holds (tests). */
+  get size(): number {
+    return this.buckets?.size ?? 1;
+  }
+}

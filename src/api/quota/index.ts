@@ -1,0 +1,4 @@
+export * from './resource-list';
+export * from './pod-usage';
+export * from './scopes';
+export * from './evaluator';

@@ -1,0 +1,284 @@
+/**
+ * Pod validation as kube's pkg/apis/core/validation: ValidatePodCreate, ValidatePodUpdate (the
+ * spec frozen but for kube's few mutable fields) and ValidatePodStatusUpdate, plus the create
+ * warnings of kube's pod strategy. Object metadata is validated by the generic store.
+ */
+import { FieldError, FieldPath, fieldErrors, isDNS1123Label, isQualifiedName, cloneJson } from '../../../api';
+import { semanticEqual } from '../../../api/semantic-equal';
+import { nameIsDNSSubdomain } from '../../../api/names';
+import { imageWhitespaceErrors } from './pod-container-validation';
+import { statusIPErrors, validatePodSpec, validateTolerations } from './pod-spec-validation';
+import type { ContainerStatus, Pod, PodSpec, Toleration } from './pod-types';
+
+/** kube-apiserver's --allow-privileged defaults to false, and this server has no such flag. */
+const allowPrivileged = false;
+
+const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
+const DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
+const SECCOMP_POD = 'seccomp.security.alpha.kubernetes.io/pod';
+const SECCOMP_CONTAINER_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
+const APPARMOR_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
+
+function seccompAnnotationErrors(value: string, path: FieldPath): FieldError[] {
+  if (value === 'runtime/default' || value === 'docker/default' || value === 'unconfined') return [];
+  if (value.startsWith('localhost/')) {
+    const rest = value.slice('localhost/'.length);
+    const errs: FieldError[] = [];
+    if (rest.startsWith('/')) errs.push(fieldErrors.invalid(path, rest, 'must be a relative path'));
+    if (rest.split('/').includes('..')) errs.push(fieldErrors.invalid(path, rest, "must not contain '..'"));
+    return errs;
+  }
+  return [fieldErrors.invalid(path, value, 'must be a valid seccomp profile')];
+}
+
+/** ValidatePodSpecificAnnotations (the tolerations and AppArmor annotations are not checked here). */
+function podAnnotationErrors(pod: Pod): FieldError[] {
+  const annotations = pod.metadata.annotations ?? {};
+  const path = FieldPath.root('metadata').child('annotations');
+  const errs: FieldError[] = [];
+  if (MIRROR_ANNOTATION in annotations && !pod.spec?.nodeName) {
+    errs.push(fieldErrors.invalid(path.key(MIRROR_ANNOTATION), annotations[MIRROR_ANNOTATION], 'must set spec.nodeName if mirror pod annotation is set'));
+  }
+  if (DELETION_COST in annotations) {
+    const v = annotations[DELETION_COST] ?? '';
+    const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
+    if (!(n >= -2147483648 && n <= 2147483647)) errs.push(fieldErrors.invalid(path.key(DELETION_COST), v, 'must be a 32bit integer'));
+  }
+  // kube's path here is a child, not a key (so it reads annotations.<key>).
+  if (SECCOMP_POD in annotations) errs.push(...seccompAnnotationErrors(annotations[SECCOMP_POD] ?? '', path.child(SECCOMP_POD)));
+  for (const [k, v] of Object.entries(annotations)) {
+    if (k.startsWith(SECCOMP_CONTAINER_PREFIX)) errs.push(...seccompAnnotationErrors(v, path.child(k)));
+  }
+  return errs;
+}
+
+/** validatePodMetadataAndSpec without the object metadata: annotations, spec, pod-only rules. */
+function validateMetadataAndSpec(pod: Pod): FieldError[] {
+  const spec = pod.spec ?? {};
+  const specPath = FieldPath.root('spec');
+  const errs = [...podAnnotationErrors(pod), ...validatePodSpec(pod, specPath, allowPrivileged)];
+  if (!spec.serviceAccountName) {
+    (spec.volumes ?? []).forEach((v, vi) => {
+      (v.projected?.sources ?? []).forEach((s, si) => {
+        if (s.serviceAccountToken) {
+          const p = specPath.child('volumes').index(vi).child('projected').child('sources').index(si).child('serviceAccountToken');
+          errs.push(fieldErrors.forbidden(p, 'must not be specified when serviceAccountName is not set'));
+        }
+      });
+    });
+  }
+  (spec.containers ?? []).forEach((c, i) => errs.push(...imageWhitespaceErrors(c, specPath.child('containers').index(i))));
+  (spec.initContainers ?? []).forEach((c, i) => errs.push(...imageWhitespaceErrors(c, specPath.child('initContainers').index(i))));
+  return errs;
+}
+
+export function validatePodCreate(pod: Pod): FieldError[] {
+  const errs = validateMetadataAndSpec(pod);
+  const specPath = FieldPath.root('spec');
+  if (pod.spec?.ephemeralContainers?.length) errs.push(fieldErrors.forbidden(specPath.child('ephemeralContainers'), 'cannot be set on create'));
+  if (pod.spec?.nodeName && pod.spec.schedulingGates?.length) {
+    errs.push(fieldErrors.forbidden(specPath.child('nodeName'), 'cannot be set until all schedulingGates have been cleared'));
+  }
+  return errs;
+}
+
+const updatableFields = [
+  '`spec.containers[*].image`',
+  '`spec.initContainers[*].image`',
+  '`spec.activeDeadlineSeconds`',
+  '`spec.tolerations` (only additions to existing tolerations)',
+  '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+];
+
+/** Go's field name of a PodSpec JSON field, as a diff prints it. */
+function goFieldName(json: string): string {
+  const special: Record<string, string> = { dnsPolicy: 'DNSPolicy', hostPID: 'HostPID', hostIPC: 'HostIPC', dnsConfig: 'DNSConfig', os: 'OS', setHostnameAsFQDN: 'SetHostnameAsFQDN' };
+  return special[json] ?? json.charAt(0).toUpperCase() + json.slice(1);
+}
+
+/**
+ * A short diff of the spec fields that changed, in the shape of the go-cmp diff kube appends. go-cmp
+ * randomises its output on purpose, so no client can match its bytes; this keeps its layout.
+ */
+function specDiff(old: PodSpec, now: PodSpec): string {
+  const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])];
+  const lines = ['  core.PodSpec{'];
+  let same = 0;
+  const flush = () => {
+    if (same) lines.push(`  \t... // ${same} identical field${same === 1 ? '' : 's'}`);
+    same = 0;
+  };
+  for (const k of keys) {
+    const a = (old as Record<string, unknown>)[k];
+    const b = (now as Record<string, unknown>)[k];
+    if (semanticEqual(a, b)) {
+      same++;
+      continue;
+    }
+    flush();
+    if (a !== undefined) lines.push(`- \t${goFieldName(k)}: ${JSON.stringify(a)},`);
+    if (b !== undefined) lines.push(`+ \t${goFieldName(k)}: ${JSON.stringify(b)},`);
+  }
+  flush();
+  lines.push('  }');
+  return `${lines.join('\n')}\n`;
+}
+
+/** validateOnlyAddedTolerations: existing ones stay (tolerationSeconds may change). */
+function onlyAddedTolerations(now: Toleration[] | undefined, old: Toleration[] | undefined, path: FieldPath): FieldError[] {
+  for (const o of old ?? []) {
+    const found = (now ?? []).some((n) => semanticEqual({ ...o, tolerationSeconds: n.tolerationSeconds }, n));
+    if (!found) return [fieldErrors.forbidden(path, 'existing toleration can not be modified except its tolerationSeconds')];
+  }
+  return validateTolerations(now, path);
+}
+
+/** ValidatePodSpecificAnnotationUpdates: AppArmor and mirror annotations are fixed, then the rest. */
+function annotationUpdateErrors(pod: Pod, old: Pod): FieldError[] {
+  const path = FieldPath.root('metadata').child('annotations');
+  const now = pod.metadata.annotations ?? {};
+  const before = old.metadata.annotations ?? {};
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(before)) {
+    if (k in now && now[k] === v) continue;
+    if (k.startsWith(APPARMOR_PREFIX)) errs.push(fieldErrors.forbidden(path.key(k), 'may not remove or update AppArmor annotations'));
+    if (k === MIRROR_ANNOTATION) errs.push(fieldErrors.forbidden(path.key(k), 'may not remove or update mirror pod annotation'));
+  }
+  for (const k of Object.keys(now)) {
+    if (k in before) continue;
+    if (k.startsWith(APPARMOR_PREFIX)) errs.push(fieldErrors.forbidden(path.key(k), 'may not add AppArmor annotations'));
+    if (k === MIRROR_ANNOTATION) errs.push(fieldErrors.forbidden(path.key(k), 'may not add mirror pod annotation'));
+  }
+  return errs;
+}
+
+export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
+  const errs = [...validateMetadataAndSpec(pod), ...annotationUpdateErrors(pod, old)];
+  const specPath = FieldPath.root('spec');
+  const spec = pod.spec ?? {};
+  const prev = old.spec ?? {};
+  for (const key of ['containers', 'initContainers'] as const) {
+    const now = spec[key] ?? [];
+    const before = prev[key] ?? [];
+    if (now.length !== before.length) {
+      errs.push(fieldErrors.forbidden(specPath.child(key), 'pod updates may not add or remove containers'));
+      return errs;
+    }
+    now.forEach((c, i) => {
+      if (!c.image) errs.push(fieldErrors.required(specPath.child(key).index(i).child('image'), ''));
+      // imageWhitespaceErrors is part of validateMetadataAndSpec already; kube reports it twice on update.
+      errs.push(...imageWhitespaceErrors(c, specPath.child(key).index(i)));
+    });
+  }
+  const ads = spec.activeDeadlineSeconds;
+  if (ads !== undefined) {
+    if (ads < 0 || ads > 2147483647) {
+      errs.push(fieldErrors.invalid(specPath.child('activeDeadlineSeconds'), ads, 'must be between 0 and 2147483647, inclusive'));
+      return errs;
+    }
+    if (prev.activeDeadlineSeconds !== undefined && prev.activeDeadlineSeconds < ads) {
+      errs.push(fieldErrors.invalid(specPath.child('activeDeadlineSeconds'), ads, 'must be less than or equal to previous value'));
+      return errs;
+    }
+  } else if (prev.activeDeadlineSeconds !== undefined) {
+    errs.push(fieldErrors.invalid(specPath.child('activeDeadlineSeconds'), null, 'must not update from a positive integer to nil value'));
+  }
+  errs.push(...onlyAddedTolerations(spec.tolerations, prev.tolerations, specPath.child('tolerations')));
+  const newGates = spec.schedulingGates ?? [];
+  const oldGates = new Set((prev.schedulingGates ?? []).map((g) => g.name));
+  newGates.forEach((g, i) => {
+    if (!oldGates.has(g.name)) errs.push(fieldErrors.forbidden(specPath.child('schedulingGates').index(i).child('name'), `only deletion is allowed, but found new scheduling gate '${g.name ?? ''}'`));
+  });
+  if (semanticEqual(spec, prev)) return errs;
+
+  // Put back what may change, then anything else that differs is a change kube forbids.
+  const munged = cloneJson(spec);
+  (munged.containers ?? []).forEach((c, i) => (c.image = prev.containers?.[i]?.image));
+  (munged.initContainers ?? []).forEach((c, i) => (c.image = prev.initContainers?.[i]?.image));
+  if (prev.activeDeadlineSeconds === undefined) delete munged.activeDeadlineSeconds;
+  else munged.activeDeadlineSeconds = prev.activeDeadlineSeconds;
+  setOrDelete(munged, 'schedulingGates', prev.schedulingGates);
+  setOrDelete(munged, 'tolerations', prev.tolerations);
+  if ((prev.terminationGracePeriodSeconds ?? 0) < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = prev.terminationGracePeriodSeconds;
+  if (prev.schedulingGates?.length) {
+    // A gated pod may add to its nodeSelector and narrow its node affinity (checked loosely here:
+    // additions to nodeSelector only; the node affinity may change).
+    const before = prev.nodeSelector ?? {};
+    const now = munged.nodeSelector ?? {};
+    const changed = Object.keys(before).some((k) => now[k] !== before[k]);
+    if (changed) errs.push(fieldErrors.invalid(specPath.child('nodeSelector'), now, 'only additions to spec.nodeSelector are allowed (no mutations or deletions)'));
+    setOrDelete(munged, 'nodeSelector', prev.nodeSelector);
+    const nodeAffinity = prev.affinity?.nodeAffinity;
+    if (munged.affinity || nodeAffinity) {
+      munged.affinity = { ...(munged.affinity ?? {}), nodeAffinity };
+      if (nodeAffinity === undefined) delete munged.affinity.nodeAffinity;
+      if (!prev.affinity && !Object.keys(munged.affinity).length) delete munged.affinity;
+    }
+  }
+  if (!semanticEqual(munged, prev)) {
+    errs.push(fieldErrors.forbidden(specPath, `pod updates may not change fields other than ${updatableFields.join(',')}\n${specDiff(prev, munged)}`));
+  }
+  return errs;
+}
+
+function setOrDelete<K extends keyof PodSpec>(spec: PodSpec, key: K, value: PodSpec[K] | undefined): void {
+  if (value === undefined) delete spec[key];
+  else spec[key] = cloneJson(value);
+}
+
+/** ValidateContainerStateTransition: a terminated container that may not restart stays terminated. */
+function stateTransitionErrors(now: ContainerStatus[] | undefined, old: ContainerStatus[] | undefined, path: FieldPath, restartPolicy: string, restartable: Set<string>): FieldError[] {
+  if (restartPolicy === 'Always') return [];
+  const errs: FieldError[] = [];
+  (old ?? []).forEach((o, i) => {
+    const term = o.state?.terminated;
+    if (!term) return;
+    if ((term.exitCode ?? 0) !== 0 && restartPolicy === 'OnFailure') return;
+    if (restartable.has(o.name ?? '')) return;
+    for (const n of now ?? []) {
+      if (n.name === o.name && !n.state?.terminated) errs.push(fieldErrors.forbidden(path.index(i).child('state'), 'may not be transitioned to non-terminated state'));
+    }
+  });
+  return errs;
+}
+
+export function validatePodStatusUpdate(pod: Pod, old: Pod): FieldError[] {
+  const errs = [...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod)];
+  const status = pod.status ?? {};
+  const before = old.status ?? {};
+  // kube validates the conditions under metadata.conditions, with a capitalised Type.
+  const systemConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
+  (status.conditions ?? []).forEach((c, i) => {
+    const type = c.type ?? '';
+    if (systemConditions.has(type)) return;
+    for (const m of isQualifiedName(type)) errs.push(fieldErrors.invalid(FieldPath.root('metadata').child('conditions').index(i).child('Type'), type, m));
+  });
+  const path = FieldPath.root('status');
+  if ((pod.spec?.nodeName ?? '') !== (old.spec?.nodeName ?? '')) errs.push(fieldErrors.forbidden(path.child('nodeName'), 'may not be changed directly'));
+  const nominated = status.nominatedNodeName ?? '';
+  if (nominated !== (before.nominatedNodeName ?? '') && nominated) {
+    for (const m of nameIsDNSSubdomain(nominated, false)) errs.push(fieldErrors.invalid(path.child('nominatedNodeName'), nominated, m));
+  }
+  if ((status.qosClass ?? '') !== (before.qosClass ?? '')) errs.push(fieldErrors.invalid(path.child('qosClass'), status.qosClass ?? '', 'field is immutable'));
+  const restartPolicy = old.spec?.restartPolicy ?? '';
+  const sidecars = new Set((old.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name ?? ''));
+  errs.push(
+    ...stateTransitionErrors(status.containerStatuses, before.containerStatuses, path.child('containerStatuses'), restartPolicy, new Set()),
+    ...stateTransitionErrors(status.initContainerStatuses, before.initContainerStatuses, path.child('initContainerStatuses'), restartPolicy, sidecars),
+    ...stateTransitionErrors(status.ephemeralContainerStatuses, before.ephemeralContainerStatuses, path.child('ephemeralContainerStatuses'), 'Never', new Set()),
+    ...statusIPErrors(status.podIPs, path.child('podIPs'), 'PodIP'),
+  );
+  const hostIPs = status.hostIPs ?? [];
+  if (hostIPs.length) {
+    if ((status.hostIP ?? '') !== (hostIPs[0]?.ip ?? '')) errs.push(fieldErrors.invalid(path.child('hostIPs').index(0).child('ip'), hostIPs[0]?.ip ?? '', 'must be equal to `hostIP`'));
+    errs.push(...statusIPErrors(hostIPs, path.child('hostIPs'), 'HostIP'));
+  }
+  return errs;
+}
+
+/** kube's pod strategy warns when the name is no DNS label (it becomes the pod's hostname). */
+export function podCreateWarnings(pod: Pod): string[] {
+  const msgs = isDNS1123Label(pod.metadata.name ?? '');
+  if (!msgs.length) return [];
+  return [`metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`];
+}

@@ -1,0 +1,147 @@
+/**
+ * core/v1 Pod as kube-apiserver serves it without a kubelet or scheduler (kube's pkg/registry/core/pod):
+ * defaults, status Pending with the QoS class on create, the spec frozen but for kube's few
+ * mutable fields, and a status subresource. Nothing runs the pods: they stay Pending until a client
+ * writes their status.
+ *
+ * Deletion is immediate. kube deletes an unbound pod (no spec.nodeName) or a terminated one at once
+ * too; a bound one kube marks with a deletionTimestamp and leaves for its kubelet to remove, and
+ * with no kubelet here it is removed at once instead.
+ */
+import { KubeObject, QuantityParseError, cloneJson, timestamp } from '../../../api';
+import { ResourceDefinition, Strategy, allVerbs, baseStrategy } from '../../resource';
+import { canonicalQuantities } from './quota-validation';
+import { defaultPod, fillGoStructValues } from './pod-defaults';
+import { dropDisabledPodFields } from './pod-drop';
+import { getPodQOS } from './pod-qos';
+import { podTableColumns } from './pod-table';
+import type { Container, Pod, PodStatus, ResourceList } from './pod-types';
+import { podCreateWarnings, validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod-validation';
+
+/** Quantities are written back in kube's canonical form (Go re-serialises every Quantity). */
+function canonicalizeList(list: ResourceList | undefined): ResourceList | undefined {
+  try {
+    return canonicalQuantities(list);
+  } catch (e) {
+    // Left as written for validation to report (the decoder refuses most bad quantities first).
+    if (e instanceof QuantityParseError) return list;
+    throw e;
+  }
+}
+
+function canonicalizeContainer(c: Container): void {
+  if (!c.resources) return;
+  if (c.resources.limits) c.resources.limits = canonicalizeList(c.resources.limits);
+  if (c.resources.requests) c.resources.requests = canonicalizeList(c.resources.requests);
+}
+
+function canonicalize(obj: KubeObject): void {
+  const spec = (obj as Pod).spec;
+  if (!spec) return;
+  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...(spec.ephemeralContainers ?? [])]) canonicalizeContainer(c);
+  if (spec.overhead) spec.overhead = canonicalizeList(spec.overhead);
+  if (spec.resources?.limits) spec.resources.limits = canonicalizeList(spec.resources.limits);
+  if (spec.resources?.requests) spec.resources.requests = canonicalizeList(spec.resources.requests);
+}
+
+/**
+ * What kube does to a pod between decoding and validation: defaults (applied at decode), the fields
+ * of disabled features dropped, Go's always-present structs, canonical quantities.
+ */
+function normalize(pod: Pod, old: Pod | undefined): void {
+  defaultPod(pod);
+  dropDisabledPodFields((pod.spec ??= {}), old?.spec);
+  fillGoStructValues(pod);
+  canonicalize(pod);
+}
+
+/** kube's applySchedulingGatedCondition: a gated pod is created with PodScheduled False, SchedulingGated. */
+function schedulingGatedCondition(pod: Pod, status: PodStatus, now: Date): void {
+  if (!pod.spec?.schedulingGates?.length) return;
+  status.conditions = [
+    {
+      type: 'PodScheduled',
+      status: 'False',
+      lastProbeTime: null,
+      lastTransitionTime: timestamp(now),
+      reason: 'SchedulingGated',
+      message: 'Scheduling is blocked due to non-empty scheduling gates',
+    },
+  ];
+}
+
+const statusStrategy: Strategy = {
+  ...baseStrategy,
+  allowUnconditionalUpdate: true,
+  prepareForUpdate: (_ctx, obj, old) => {
+    const pod = obj as Pod;
+    const prev = old as Pod;
+    pod.spec = cloneJson(prev.spec ?? {});
+    // Owner references are not the status writer's (old kubelets corrupted them).
+    if (prev.metadata.ownerReferences) pod.metadata.ownerReferences = cloneJson(prev.metadata.ownerReferences);
+    else delete pod.metadata.ownerReferences;
+    pod.status ??= {};
+    // The QoS class is fixed at creation: a writer that drops it gets it back.
+    if (!pod.status.qosClass && prev.status?.qosClass) pod.status.qosClass = prev.status.qosClass;
+    normalize(pod, prev);
+  },
+  validateUpdate: (_ctx, obj, old) => validatePodStatusUpdate(obj as Pod, old as Pod),
+  canonicalize,
+};
+
+export const pods: ResourceDefinition = {
+  group: '',
+  version: 'v1',
+  resource: 'pods',
+  singularName: 'pod',
+  kind: 'Pod',
+  listKind: 'PodList',
+  namespaced: true,
+  shortNames: ['po'],
+  categories: ['all'],
+  verbs: allVerbs,
+  subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy, resetFields: [['spec'], ['metadata', 'deletionTimestamp'], ['metadata', 'ownerReferences']] }],
+  resetFields: [['status']],
+  schemaName: 'io.k8s.api.core.v1.Pod',
+  protobufMessage: 'k8s.io.api.core.v1.Pod',
+  nameValidation: 'subdomain',
+  // kube's pod storage sets ReturnDeletedObject and its REST embeds the generic Store.
+  returnDeletedObject: true,
+  documentsDeletedObject: true,
+  strategy: {
+    ...baseStrategy,
+    prepareForCreate: (ctx, obj) => {
+      const pod = obj as Pod;
+      normalize(pod, undefined);
+      // kube keeps only the phase and the QoS class (a client's own qosClass wins, as GetPodQOS reads it first).
+      const status: PodStatus = { phase: 'Pending', qosClass: getPodQOS(pod) };
+      schedulingGatedCondition(pod, status, ctx.now());
+      pod.status = status;
+    },
+    prepareForUpdate: (_ctx, obj, old) => {
+      const pod = obj as Pod;
+      pod.status = cloneJson((old as Pod).status ?? {});
+      normalize(pod, old as Pod);
+    },
+    validate: (_ctx, obj) => validatePodCreate(obj as Pod),
+    validateUpdate: (_ctx, obj, old) => validatePodUpdate(obj as Pod, old as Pod),
+    warningsOnCreate: (_ctx, obj) => podCreateWarnings(obj as Pod),
+    canonicalize,
+  },
+  // kube's pod field labels (ToSelectableFields); spec.host is the old name of spec.nodeName, and
+  // status.podIPs is accepted but never set, so it reads as "".
+  selectableFields: {
+    'spec.nodeName': (o) => (o as Pod).spec?.nodeName ?? '',
+    'spec.host': (o) => (o as Pod).spec?.nodeName ?? '',
+    'spec.restartPolicy': (o) => (o as Pod).spec?.restartPolicy ?? '',
+    'spec.schedulerName': (o) => (o as Pod).spec?.schedulerName ?? '',
+    'spec.serviceAccountName': (o) => (o as Pod).spec?.serviceAccountName ?? '',
+    'spec.hostNetwork': (o) => String((o as Pod).spec?.hostNetwork === true),
+    'status.phase': (o) => (o as Pod).status?.phase ?? '',
+    'status.podIP': (o) => (o as Pod).status?.podIPs?.[0]?.ip ?? '',
+    'status.podIPs': () => '',
+    'status.nominatedNodeName': (o) => (o as Pod).status?.nominatedNodeName ?? '',
+  },
+  fieldSelectorError: (label) => `field label not supported: ${label}`,
+  tableColumns: podTableColumns,
+};

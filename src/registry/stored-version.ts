@@ -1,0 +1,126 @@
+/**
+ * The storage a declaration with `storedAs` sees (kube: a resource served in one version and kept
+ * in etcd in another, as events.k8s.io/v1 Events are kept as core/v1 Events): a Storage that
+ * converts what goes in to the stored form and what comes out to the served one, predicates
+ * (field and label selectors) included, so GenericStore works on one version only.
+ */
+import type { KubeObject } from '../api';
+import { semanticEqual } from '../api/semantic-equal';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  ListOptions,
+  ListResult,
+  Predicate,
+  ReadConsistency,
+  Storage,
+  UpdateOptions,
+  Watch,
+  WatchOptions,
+  WatchSink,
+} from '../storage';
+import type { StoredVersion } from './resource';
+
+export function storedVersionStorage(storage: Storage, version: StoredVersion): Storage {
+  return new StoredVersionStorage(storage, version);
+}
+
+class StoredVersionStorage implements Storage {
+  /**
+   * Each stored object's served form, made once: the watch cache hands every watcher and list the
+   * same objects, so their served forms are shared too (one frame encoded per event, as for any
+   * resource) and, like them, never modified.
+   */
+  private readonly served = new WeakMap<KubeObject, KubeObject>();
+  /** The stored object a served one was made from (a delete's cachedExisting goes back as it was). */
+  private readonly storedOf = new WeakMap<KubeObject, KubeObject>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly version: StoredVersion,
+  ) {}
+
+  private out(stored: KubeObject): KubeObject {
+    let obj = this.served.get(stored);
+    if (!obj) {
+      obj = this.version.fromStored(stored);
+      this.served.set(stored, obj);
+      this.storedOf.set(obj, stored);
+    }
+    return obj;
+  }
+
+  private in(obj: KubeObject): KubeObject {
+    return this.storedOf.get(obj) ?? this.version.toStored(obj);
+  }
+
+  private predicate(p: Predicate | undefined): Predicate | undefined {
+    return p && ((stored) => p(this.out(stored)));
+  }
+
+  async create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject> {
+    return this.out(await this.storage.create(key, this.version.toStored(obj), opts));
+  }
+
+  async get(key: string, opts?: { consistency?: ReadConsistency }): Promise<KubeObject> {
+    return this.out(await this.storage.get(key, opts));
+  }
+
+  async guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
+    const r = await this.storage.guaranteedUpdate(key, {
+      ...opts,
+      cachedExisting: opts.cachedExisting && this.in(opts.cachedExisting),
+      tryUpdate: async (current) => {
+        const served = current && this.version.fromStored(current);
+        const next = this.version.toStored(await opts.tryUpdate(served));
+        // An update that changes nothing in this version hands back the stored object itself, so
+        // storage sees the unchanged bytes and writes nothing, whatever key order or zero values
+        // the stored form was written with.
+        if (current && served && semanticEqual(next, this.version.toStored(served))) return current;
+        return next;
+      },
+    });
+    return { object: this.out(r.object), created: r.created };
+  }
+
+  async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
+    const { validateDeletion } = opts;
+    return this.out(
+      await this.storage.delete(key, {
+        ...opts,
+        cachedExisting: opts.cachedExisting && this.in(opts.cachedExisting),
+        validateDeletion: validateDeletion && ((current) => validateDeletion(this.out(current))),
+      }),
+    );
+  }
+
+  deleteIgnoringReadError(key: string): Promise<boolean> {
+    return this.storage.deleteIgnoringReadError(key);
+  }
+
+  async list(prefix: string, opts: ListOptions): Promise<ListResult> {
+    const r = await this.storage.list(prefix, { ...opts, predicate: this.predicate(opts.predicate) });
+    return { ...r, items: r.items.map((o) => this.out(o)) };
+  }
+
+  watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watch {
+    return this.storage.watch(prefix, { ...opts, predicate: this.predicate(opts.predicate) }, {
+      // Bookmarks carry only a resourceVersion, errors a Status: neither is converted.
+      event: (e) =>
+        sink.event(e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED' ? { type: e.type, object: this.out(e.object as KubeObject) } : e),
+      closed: () => sink.closed(),
+    });
+  }
+
+  currentRevision(): Promise<bigint> {
+    return this.storage.currentRevision();
+  }
+
+  ping(): Promise<boolean> {
+    return this.storage.ping();
+  }
+
+  close(): Promise<void> {
+    return this.storage.close();
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * Admission webhooks end to end: kubectl applies MutatingWebhookConfigurations and
+ * ValidatingWebhookConfigurations naming an HTTPS test webhook (test/support/admission-webhook-server.ts),
+ * then writes ConfigMaps and Secrets and sees what kube's would: the mutation, the denial, the
+ * warnings, each failure policy with a webhook down, slow, answering garbage or the wrong uid, or
+ * named by a Service, dry runs sent with `dryRun: true`, the selectors and matchConditions,
+ * reinvocation, and a v1beta1 review. Every webhook is limited to namespaces labelled
+ * `webhooks: on`, so nothing else the server writes reaches it.
+ */
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { startAdmissionWebhookServer, addLabelsPatch, type AdmissionWebhookServer } from '../support/admission-webhook-server';
+import { useTestServer } from '../support/server-fixture';
+import { until } from '../support/until';
+
+const { srv } = useTestServer();
+let hooks: AdmissionWebhookServer;
+let deadUrl: string;
+
+const GROUP = 'admissionregistration.k8s.io';
+type Kind = 'Mutating' | 'Validating';
+const plural = (kind: Kind) => `${kind.toLowerCase()}webhookconfigurations`;
+
+beforeAll(async () => {
+  hooks = await startAdmissionWebhookServer();
+  // A port nobody listens on.
+  const dead = https.createServer();
+  await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+  deadUrl = `https://127.0.0.1:${(dead.address() as AddressInfo).port}/allow`;
+  await new Promise((r) => dead.close(r));
+  // The configuration kinds are served (and watched by the server) before anything is applied.
+  await until('admissionregistration.k8s.io/v1 served', async () => (await srv.request('GET', `/apis/${GROUP}/v1/${plural('Validating')}`)).status === 200);
+  for (const ns of ['hooked', 'plain']) {
+    const labels = ns === 'hooked' ? { webhooks: 'on' } : {};
+    const r = await srv.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels } }) });
+    expect(r.code).toBe(0);
+  }
+});
+afterAll(async () => {
+  await hooks?.close();
+});
+afterEach(async () => {
+  for (const kind of ['Mutating', 'Validating'] as const) {
+    await srv.kubectl(['delete', plural(kind), '--all']);
+    const indexer = srv.server.informers.forResource(GROUP, 'v1', plural(kind)).indexer;
+    await until(`no ${plural(kind)} left in the server`, () => indexer.list().length === 0);
+  }
+});
+
+/** A webhook on configmaps and secrets in the `webhooks: on` namespaces. */
+const webhook = (name: string, path: string, over: Record<string, unknown> = {}) => ({
+  name,
+  clientConfig: { url: path.startsWith('https:') ? path : hooks.url(path), caBundle: hooks.caBundle },
+  rules: [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps', 'secrets'] }],
+  namespaceSelector: { matchLabels: { webhooks: 'on' } },
+  sideEffects: 'None',
+  admissionReviewVersions: ['v1'],
+  timeoutSeconds: 2,
+  ...over,
+});
+
+/** kubectl applies the configuration; resolves once the server's informer (what admission reads) holds that version. */
+async function applyWebhooks(kind: Kind, name: string, webhooks: unknown[]): Promise<void> {
+  const obj = { apiVersion: `${GROUP}/v1`, kind: `${kind}WebhookConfiguration`, metadata: { name }, webhooks };
+  const r = await srv.kubectl(['apply', '-f', '-'], { input: JSON.stringify(obj) });
+  expect(r).toMatchObject({ code: 0 });
+  const rv = (await srv.request('GET', `/apis/${GROUP}/v1/${plural(kind)}/${name}`)).json().metadata.resourceVersion as string;
+  const indexer = srv.server.informers.forResource(GROUP, 'v1', plural(kind)).indexer;
+  await until(`${name} at ${rv} in the server`, () => indexer.get('', name)?.metadata.resourceVersion === rv);
+}
+
+const configMap = (name: string, labels: Record<string, string> = {}, ns = 'hooked') =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { a: '1' } });
+const create = (name: string, labels: Record<string, string> = {}, ns = 'hooked') => srv.kubectl(['create', '-f', '-'], { input: configMap(name, labels, ns) });
+const reviewOf = (path: string, name: string, operation = 'CREATE') => hooks.reviews(path).find((r) => r.request.name === name && r.request.operation === operation);
+
+test('a mutating webhook: every field of the review, the patch applied, updates and dry runs', async () => {
+  await applyWebhooks('Mutating', 'mutate', [webhook('mutate.webhooks.test', '/mutate')]);
+  expect(await srv.kubectl(['create', 'configmap', 'm1', '-n', 'hooked', '--from-literal=a=b'])).toMatchObject({ code: 0 });
+  const stored = JSON.parse((await srv.kubectl(['get', 'configmap', 'm1', '-n', 'hooked', '-o', 'json'])).stdout);
+  expect(stored.metadata.labels).toEqual({ 'mutated-by': 'test-webhook' });
+
+  const recorded = hooks.requests.find((r) => r.path === '/mutate' && r.review.request.name === 'm1');
+  expect(recorded?.query).toBe('timeout=2s');
+  const review = recorded!.review;
+  expect(review.apiVersion).toBe('admission.k8s.io/v1');
+  expect(review.request).toMatchObject({
+    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    resource: { group: '', version: 'v1', resource: 'configmaps' },
+    requestKind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    requestResource: { group: '', version: 'v1', resource: 'configmaps' },
+    name: 'm1',
+    namespace: 'hooked',
+    operation: 'CREATE',
+    userInfo: { username: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] },
+    object: { kind: 'ConfigMap', apiVersion: 'v1', data: { a: 'b' } },
+    oldObject: null,
+    dryRun: false,
+    options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl-create' },
+  });
+  expect(review.request.uid).toMatch(/^[0-9a-f-]{36}$/);
+
+  // An update (a patch: UpdateOptions) shows the stored object as oldObject.
+  expect(await srv.kubectl(['label', 'configmap', 'm1', '-n', 'hooked', 'x=y'])).toMatchObject({ code: 0 });
+  expect(reviewOf('/mutate', 'm1', 'UPDATE')?.request).toMatchObject({
+    operation: 'UPDATE',
+    object: { metadata: { labels: { x: 'y' } } },
+    oldObject: { metadata: { labels: { 'mutated-by': 'test-webhook' } } },
+    options: { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl-label' },
+  });
+
+  // A dry run is sent as one, and nothing is stored.
+  const dry = await srv.kubectl(['create', 'configmap', 'm2', '-n', 'hooked', '--dry-run=server', '-o', 'json']);
+  expect(dry.code).toBe(0);
+  expect(JSON.parse(dry.stdout).metadata.labels).toEqual({ 'mutated-by': 'test-webhook' });
+  expect(reviewOf('/mutate', 'm2')?.request).toMatchObject({ dryRun: true, options: { dryRun: ['All'] } });
+  expect((await srv.kubectl(['get', 'configmap', 'm2', '-n', 'hooked'])).code).toBe(1);
+
+  // Outside the selected namespaces nothing is called.
+  expect(await create('m3', {}, 'plain')).toMatchObject({ code: 0 });
+  expect(reviewOf('/mutate', 'm3')).toBeUndefined();
+});
+
+test('a patch whose result has the wrong type is kube’s 500; unknown fields a patch adds are dropped', async () => {
+  hooks.on('/bad-type', () => ({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/data/n', value: 5 }])).toString('base64') }));
+  hooks.on('/unknown-field', () => ({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/bogus', value: 'x' }, { op: 'add', path: '/data/added', value: 'yes' }])).toString('base64') }));
+  await applyWebhooks('Mutating', 'types', [
+    webhook('bad-type.webhooks.test', '/bad-type', { objectSelector: { matchLabels: { case: 'bad-type' } } }),
+    webhook('unknown-field.webhooks.test', '/unknown-field', { objectSelector: { matchLabels: { case: 'unknown' } } }),
+  ]);
+  const bad = await create('t1', { case: 'bad-type' });
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain('Internal error occurred: json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
+  expect(await create('t2', { case: 'unknown' })).toMatchObject({ code: 0 });
+  const stored = JSON.parse((await srv.kubectl(['get', 'configmap', 't2', '-n', 'hooked', '-o', 'json'])).stdout);
+  expect(stored.data).toEqual({ a: '1', added: 'yes' });
+  expect(stored.bogus).toBeUndefined();
+});
+
+test('validating webhooks: a denial with kube’s message, warnings printed by kubectl, DELETE reviewed with the old object', async () => {
+  await applyWebhooks('Validating', 'checks', [
+    webhook('deny.webhooks.test', '/deny', { objectSelector: { matchLabels: { deny: 'yes' } } }),
+    webhook('warn.webhooks.test', '/warnings'),
+  ]);
+  const ok = await create('w1');
+  expect(ok.code).toBe(0);
+  expect(ok.stderr).toContain('Warning: first warning from the test webhook\nWarning: second warning from the test webhook\n');
+  const denied = await create('w2', { deny: 'yes' });
+  expect(denied.code).toBe(1);
+  expect(denied.stderr).toContain('Error from server (Forbidden): error when creating "STDIN": admission webhook "deny.webhooks.test" denied the request: denied by the test webhook');
+  // The denial's own Status reaches the client as the webhook wrote it.
+  const raw = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: JSON.parse(configMap('w3', { deny: 'yes' })) });
+  expect(raw.status).toBe(403);
+  expect(raw.json()).toEqual({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'admission webhook "deny.webhooks.test" denied the request: denied by the test webhook',
+    reason: 'Forbidden',
+    code: 403,
+  });
+  expect(raw.headers.warning).toBeDefined();
+  expect(await srv.kubectl(['delete', 'configmap', 'w1', '-n', 'hooked'])).toMatchObject({ code: 0 });
+  expect(reviewOf('/warnings', 'w1', 'DELETE')?.request).toMatchObject({ object: null, oldObject: { metadata: { name: 'w1' } }, options: { kind: 'DeleteOptions' } });
+});
+
+describe('failure policies', () => {
+  const failing = (policy: 'Fail' | 'Ignore') => [
+    webhook(`down.webhooks.test`, deadUrl, { failurePolicy: policy, objectSelector: { matchLabels: { case: 'down' } } }),
+    webhook(`slow.webhooks.test`, '/slow', { failurePolicy: policy, timeoutSeconds: 1, objectSelector: { matchLabels: { case: 'slow' } } }),
+    webhook(`garbage.webhooks.test`, '/garbage', { failurePolicy: policy, objectSelector: { matchLabels: { case: 'garbage' } } }),
+    webhook(`wrong-uid.webhooks.test`, '/wrong-uid', { failurePolicy: policy, objectSelector: { matchLabels: { case: 'uid' } } }),
+    {
+      ...webhook(`service.webhooks.test`, '/allow', { failurePolicy: policy, objectSelector: { matchLabels: { case: 'service' } } }),
+      clientConfig: { service: { namespace: 'default', name: 'missing', path: '/admit' }, caBundle: hooks.caBundle },
+    },
+    {
+      ...webhook(`bad-ca.webhooks.test`, '/allow', { failurePolicy: policy, objectSelector: { matchLabels: { case: 'bad-ca' } } }),
+      clientConfig: { url: hooks.url('/allow'), caBundle: Buffer.from('not a certificate').toString('base64') },
+    },
+    {
+      ...webhook(`other-ca.webhooks.test`, '/allow', { failurePolicy: policy, objectSelector: { matchLabels: { case: 'other-ca' } } }),
+      clientConfig: { url: hooks.url('/allow'), caBundle: Buffer.from(srv.caCert).toString('base64') },
+    },
+  ];
+
+  test('Fail: kube’s 500 naming the webhook and what went wrong', async () => {
+    await applyWebhooks('Validating', 'failing', failing('Fail'));
+    const port = new URL(deadUrl).port;
+    const cases: Array<[string, string | RegExp]> = [
+      ['down', `Internal error occurred: failed calling webhook "down.webhooks.test": failed to call webhook: Post "${deadUrl}?timeout=2s": dial tcp 127.0.0.1:${port}: connect: connection refused`],
+      ['slow', `Internal error occurred: failed calling webhook "slow.webhooks.test": failed to call webhook: Post "${hooks.url('/slow')}?timeout=1s": context deadline exceeded`],
+      [
+        'garbage',
+        'Internal error occurred: failed calling webhook "garbage.webhooks.test": failed to call webhook: couldn\'t get version/kind; json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
+      ],
+      ['uid', /Internal error occurred: failed calling webhook "wrong-uid.webhooks.test": received invalid webhook response: expected response.uid="[0-9a-f-]{36}", got "not-the-request-uid"/],
+      ['service', 'Internal error occurred: failed calling webhook "service.webhooks.test": failed to call webhook: Post "https://missing.default.svc:443/admit?timeout=2s": service "missing" not found'],
+      ['bad-ca', 'Internal error occurred: failed calling webhook "bad-ca.webhooks.test": could not get REST client: unable to load root certificates: unable to parse bytes as PEM block'],
+      [
+        'other-ca',
+        `Internal error occurred: failed calling webhook "other-ca.webhooks.test": failed to call webhook: Post "${hooks.url('/allow')}?timeout=2s": tls: failed to verify certificate: x509: certificate signed by unknown authority`,
+      ],
+    ];
+    for (const [c, message] of cases) {
+      const started = Date.now();
+      const r = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: JSON.parse(configMap(`fail-${c}`, { case: c })) });
+      expect({ c, status: r.status, reason: r.json().reason }).toEqual({ c, status: 500, reason: 'InternalError' });
+      if (typeof message === 'string') expect(r.json().message).toBe(message);
+      else expect(r.json().message).toMatch(message);
+      // The slow webhook is cut off at its timeout (1 s), not at its answer (5 s).
+      if (c === 'slow') expect(Date.now() - started).toBeLessThan(3000);
+    }
+    const k = await create('fail-k', { case: 'garbage' });
+    expect(k.stderr).toContain('Error from server (InternalError): error when creating "STDIN": Internal error occurred: failed calling webhook "garbage.webhooks.test"');
+  });
+
+  test('Ignore: the request goes on', async () => {
+    await applyWebhooks('Validating', 'ignoring', failing('Ignore'));
+    for (const c of ['down', 'slow', 'garbage', 'uid', 'service', 'bad-ca', 'other-ca']) {
+      expect({ c, r: await create(`ignore-${c}`, { case: c }) }).toMatchObject({ c, r: { code: 0 } });
+    }
+  });
+
+  test('a slow webhook does not hold other requests', async () => {
+    await applyWebhooks('Validating', 'slow', [webhook('slow.webhooks.test', '/slow', { failurePolicy: 'Ignore', timeoutSeconds: 1, objectSelector: { matchLabels: { case: 'slow' } } })]);
+    const slow = create('slow-1', { case: 'slow' });
+    const started = Date.now();
+    expect(await create('quick-1')).toMatchObject({ code: 0 });
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(await slow).toMatchObject({ code: 0 });
+  });
+});
+
+test('objectSelector and matchConditions', async () => {
+  await applyWebhooks('Validating', 'conditional', [
+    webhook('selected.webhooks.test', '/deny', { objectSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['red'] }] } }),
+    webhook('conditioned.webhooks.test', '/deny', {
+      matchConditions: [
+        { name: 'checked-only', expression: "object.metadata.name.startsWith('checked-')" },
+        { name: 'not-by-bob', expression: "request.userInfo.username != 'bob'" },
+      ],
+    }),
+  ]);
+  expect((await create('free-1', { team: 'blue' })).code).toBe(0);
+  expect((await create('free-2', { team: 'red' })).stderr).toContain('admission webhook "selected.webhooks.test" denied the request');
+  expect((await create('checked-1')).stderr).toContain('admission webhook "conditioned.webhooks.test" denied the request');
+  // An UPDATE is matched on the old object's labels too.
+  expect(await srv.kubectl(['label', 'configmap', 'free-1', '-n', 'hooked', 'team=red', '--overwrite'])).toMatchObject({ code: 1 });
+});
+
+test('reinvocation: an IfNeeded webhook is called again after a later webhook changed the object', async () => {
+  hooks.on('/first', () => ({ allowed: true }));
+  hooks.on('/second', (r) => ({ allowed: true, ...addLabelsPatch(r, { second: 'was-here' }) }));
+  await applyWebhooks('Mutating', 'reinvoke', [
+    webhook('first.webhooks.test', '/first', { reinvocationPolicy: 'IfNeeded' }),
+    webhook('second.webhooks.test', '/second'),
+  ]);
+  expect(await create('r1')).toMatchObject({ code: 0 });
+  const firsts = hooks.reviews('/first').filter((r) => r.request.name === 'r1');
+  expect(firsts.map((r) => r.request.object.metadata.labels ?? {})).toEqual([{}, { second: 'was-here' }]);
+  expect(hooks.reviews('/second').filter((r) => r.request.name === 'r1')).toHaveLength(1);
+});
+
+test('a v1beta1 review, answered without uid, kind or patchType', async () => {
+  hooks.on('/beta', () => ({ allowed: true, uid: '', patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/data/beta', value: 'yes' }])).toString('base64') }));
+  await applyWebhooks('Mutating', 'beta', [webhook('beta.webhooks.test', '/beta', { admissionReviewVersions: ['v1beta1'] })]);
+  expect(await create('b1')).toMatchObject({ code: 0 });
+  expect(reviewOf('/beta', 'b1')).toMatchObject({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview' });
+  const stored = JSON.parse((await srv.kubectl(['get', 'configmap', 'b1', '-n', 'hooked', '-o', 'json'])).stdout);
+  expect(stored.data).toEqual({ a: '1', beta: 'yes' });
+});
+
+test('matchPolicy Equivalent: a webhook on events.k8s.io/v1 events sees a core/v1 Event in its own form', async () => {
+  hooks.on('/events', () => ({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'replace', path: '/note', value: 'rewritten' }])).toString('base64') }));
+  const rules = [{ operations: ['CREATE'], apiGroups: ['events.k8s.io'], apiVersions: ['v1'], resources: ['events'] }];
+  await applyWebhooks('Mutating', 'events', [webhook('events.webhooks.test', '/events', { rules }), webhook('exact.webhooks.test', '/allow', { rules, matchPolicy: 'Exact' })]);
+  const event = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'e1', namespace: 'hooked' },
+    involvedObject: { kind: 'ConfigMap', name: 'x', namespace: 'hooked' },
+    reason: 'Tested',
+    message: 'original',
+    type: 'Normal',
+  };
+  expect(await srv.kubectl(['create', '-f', '-'], { input: JSON.stringify(event) })).toMatchObject({ code: 0 });
+  expect(reviewOf('/events', 'e1')?.request).toMatchObject({
+    kind: { group: 'events.k8s.io', version: 'v1', kind: 'Event' },
+    resource: { group: 'events.k8s.io', version: 'v1', resource: 'events' },
+    requestKind: { group: '', version: 'v1', kind: 'Event' },
+    requestResource: { group: '', version: 'v1', resource: 'events' },
+    object: { apiVersion: 'events.k8s.io/v1', kind: 'Event', note: 'original', regarding: { kind: 'ConfigMap', name: 'x' } },
+  });
+  expect(reviewOf('/allow', 'e1')).toBeUndefined();
+  const stored = JSON.parse((await srv.kubectl(['get', 'events.v1.', 'e1', '-n', 'hooked', '-o', 'json'])).stdout);
+  expect(stored).toMatchObject({ apiVersion: 'v1', kind: 'Event', message: 'rewritten' });
+});
+
+test('webhook configurations themselves never reach a webhook', async () => {
+  const everything = { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }], namespaceSelector: {} };
+  await applyWebhooks('Validating', 'deny-all', [webhook('deny-all.webhooks.test', '/deny', everything)]);
+  // The configuration can still be changed and removed (afterEach deletes it).
+  await applyWebhooks('Validating', 'deny-all', [webhook('deny-all.webhooks.test', '/deny', { ...everything, timeoutSeconds: 3 })]);
+  expect((await create('x1')).code).toBe(1);
+});

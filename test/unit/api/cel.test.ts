@@ -1,0 +1,202 @@
+/**
+ * api/cel.ts: kube's type checker (declared variables, cel-go's messages and columns), the
+ * optional syntax, kube's base library, cel-go's evaluation errors.
+ */
+import { CelCompileError, CelEnvironment, CelEvaluationError, celInput, compileCel, type CelInput } from '../../../src/api/cel';
+
+const compileError = (expression: string, variable: 'claims' | 'user' | 'request' = 'claims', resultTypes?: string[]): string => {
+  try {
+    compileCel(expression, variable, resultTypes ? { resultTypes } : {});
+  } catch (e) {
+    expect(e).toBeInstanceOf(CelCompileError);
+    return (e as Error).message;
+  }
+  throw new Error(`compiled: ${expression}`);
+};
+
+const claims: CelInput = celInput({
+  sub: 'alice',
+  email: 'alice@example.com',
+  email_verified: true,
+  groups: ['devs', 'ops'],
+  csv: 'a,b,c',
+  n: 7,
+  ratio: 0.5,
+  nested: { team: { name: 'core' } },
+  roles: ['admin', 'viewer'],
+});
+const run = (expression: string, input: CelInput = claims) => compileCel(expression, 'claims').evaluate(input);
+const runError = (expression: string, input: CelInput = claims): string => {
+  try {
+    run(expression, input);
+  } catch (e) {
+    expect(e).toBeInstanceOf(CelEvaluationError);
+    return (e as Error).message;
+  }
+  throw new Error(`evaluated: ${expression}`);
+};
+
+describe('type checking at compile time (kube\'s messages)', () => {
+  it('an operator with no overload for the declared types, at the operator\'s column', () => {
+    // kube's own test (pkg/authentication/cel/compile_test.go).
+    expect(compileError('claims + 1')).toBe("compilation failed: ERROR: <input>:1:8: found no matching overload for '_+_' applied to '(map(string, any), int)'\n | claims + 1\n | .......^");
+    expect(compileError('user.username + 1', 'user')).toBe(
+      "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(string, int)'\n | user.username + 1\n | ..............^",
+    );
+    expect(compileError('user.groups.exists(g, g == 1)', 'user')).toContain("ERROR: <input>:1:25: found no matching overload for '_==_' applied to '(string, int)'");
+  });
+
+  it('undeclared references and undefined fields of object types', () => {
+    expect(compileError('user.username == "x"')).toBe("compilation failed: ERROR: <input>:1:1: undeclared reference to 'user' (in container '')\n | user.username == \"x\"\n | ^");
+    // kube's test: the dot's column.
+    expect(compileError("user.unknown == 'foo'", 'user')).toBe("compilation failed: ERROR: <input>:1:5: undefined field 'unknown'\n | user.unknown == 'foo'\n | ....^");
+    expect(compileError('foo.bar')).toContain("undeclared reference to 'foo'");
+  });
+
+  it('member functions with the wrong arguments: cel-go\'s receiver notation at the parenthesis', () => {
+    expect(compileError('user.username.startsWith(1)', 'user')).toBe(
+      "compilation failed: ERROR: <input>:1:25: found no matching overload for 'startsWith' applied to 'string.(int)'\n | user.username.startsWith(1)\n | ........................^",
+    );
+    expect(compileError('"x".matches(1)')).toContain("found no matching overload for 'matches' applied to 'string.(int)'");
+    expect(compileError('size(1)')).toContain("ERROR: <input>:1:5: found no matching overload for 'size' applied to '(int)'");
+  });
+
+  it('the result type: kube\'s authentication wording, and the checked type', () => {
+    expect(compileError('claims.foo', 'claims', ['bool'])).toBe('must evaluate to bool');
+    expect(compileError('user.username', 'user', ['bool'])).toBe('must evaluate to bool');
+    expect(compileCel('"a"', 'claims', { resultTypes: ['string', 'list(string)'] }).outputType).toBe('string');
+    expect(compileError('1', 'claims', ['string', 'list(string)'])).toBe('must evaluate to one of [string list(string)]');
+    expect(compileCel("claims.foo == 'bar'", 'claims', { resultTypes: ['bool'] }).outputType).toBe('bool');
+    expect(compileCel('claims.groups', 'claims').outputType).toBe('any');
+    expect(compileCel('claims.csv.split(",")', 'claims').outputType).toBe('list(string)');
+    expect(compileCel('claims.?x', 'claims').outputType).toBe('optional_type(any)');
+    expect(() => new CelEnvironment({ variables: { m: { map: ['string', { list: 'string' }] } } }).compile('m', { resultTypes: ['bool'], withActual: true })).toThrow(
+      new CelCompileError('must evaluate to bool but got map(string, list(string))'),
+    );
+  });
+
+  it('list and map literals must be homogeneous (kube enables HomogeneousAggregateLiterals)', () => {
+    expect(compileError('["a", 1]')).toBe("compilation failed: ERROR: <input>:1:7: expected type 'string' but found 'int'\n | [\"a\", 1]\n | ......^");
+    expect(compileCel('["a", dyn(1)]', 'claims').outputType).toBe('list(dyn)');
+    expect(compileCel('["a", claims.sub]', 'claims').evaluate(claims)).toEqual(['a', 'alice']);
+    expect(compileError('{"a": 1, "b": "x"}')).toContain("ERROR: <input>:1:15: expected type 'int' but found 'string'");
+  });
+
+  it('syntax errors keep cel-go\'s location', () => {
+    expect(compileError('claims.sub +')).toMatch(/^compilation failed: ERROR: <input>:1:13: Syntax error: /);
+    expect(compileError('object.x in [1, 2,')).toMatch(/^compilation failed: ERROR: <input>:1:19: Syntax error: /);
+    expect(compileError('claims.sub ==\n  "x" +')).toMatch(/^compilation failed: ERROR: <input>:2:8: Syntax error: .*\n \|   "x" \+\n \| \.\.\.\.\.\.\.\^$/);
+  });
+
+  it('the caret under wide characters is wide, as cel-go draws it', () => {
+    expect(compileError('"é" + 1')).toBe("compilation failed: ERROR: <input>:1:5: found no matching overload for '_+_' applied to '(string, int)'\n | \"é\" + 1\n | .\uff0e..^");
+  });
+});
+
+describe('kube\'s documentation examples (claims)', () => {
+  it.each<[string, unknown]>([
+    ["claims.?x.orValue('none')", 'none'],
+    ["claims.?sub.orValue('none')", 'alice'],
+    ['claims[?"sub"].hasValue()', true],
+    ['claims.?nested.team.name.orValue("")', 'core'],
+    ['claims.?nested.?missing.orValue("d")', 'd'],
+    ['has(claims.email) && claims.email_verified', true],
+    ['has(claims.missing)', false],
+    ["claims.csv.split(',')", ['a', 'b', 'c']],
+    ["'oidc:' + claims.sub", 'oidc:alice'],
+    ['claims.groups.map(g, "grp:" + g)', ['grp:devs', 'grp:ops']],
+    ['claims.roles.filter(r, r.startsWith("ad"))', ['admin']],
+    ['[claims.sub, claims.email]', ['alice', 'alice@example.com']],
+    ["claims.email.endsWith('@example.com')", true],
+    ['claims.n + 1', 8n],
+    ['claims.ratio * 2.0', 1],
+    ['claims.n > 5 && claims.ratio < 1.0', true],
+    ['size(claims.groups)', 2n],
+    ['cel.bind(g, claims.groups, g.size())', 2n],
+    ['claims.exists(k, k == "sub")', true],
+    ['optional.of(claims.sub).value()', 'alice'],
+  ])('%s', (expression, want) => {
+    expect(run(expression)).toEqual(want);
+  });
+
+  it('user validation rules read kube\'s UserInfo type', () => {
+    const user = celInput({ username: 'system:alice', uid: 'u1', groups: ['a'], extra: { 'example.com/x': ['1'] } });
+    expect(compileCel("!user.username.startsWith('system:')", 'user').evaluate(user)).toBe(false);
+    expect(compileCel("user.extra['example.com/x'] == ['1'] && 'a' in user.groups", 'user').evaluate(user)).toBe(true);
+    expect(compileCel('has(user.uid)', 'user').evaluate(celInput({ username: 'x' }))).toBe(false);
+  });
+
+  it('selects() reports the claims an expression reads (kube\'s email rule)', () => {
+    const c = compileCel('claims.email_verified ? claims.email : claims.sub', 'claims');
+    expect(c.selects('email')).toBe(true);
+    expect(c.selects('email_verified')).toBe(true);
+    expect(c.selects('groups')).toBe(false);
+  });
+});
+
+describe('kube\'s base library', () => {
+  it.each<[string, unknown]>([
+    // strings extension
+    ['"hello".charAt(1)', 'e'],
+    ['"hello".charAt(5)', ''],
+    ['"a-b-c".replace("-", "+")', 'a+b+c'],
+    ['"a-b-c".replace("-", "+", 1)', 'a+b-c'],
+    ['"ÉCOLE école".lowerAscii()', 'École école'],
+    ['"école".upperAscii()', 'éCOLE'],
+    ['"  x ".trim()', 'x'],
+    ['["a", "b"].join("/")', 'a/b'],
+    ['"hello".indexOf("l")', 2n],
+    ['"hello".substring(1, 3)', 'el'],
+    ['"%s has %d groups (%.2f)".format(["alice", dyn(2), dyn(0.5)])', 'alice has 2 groups (0.50)'],
+    ['strings.quote("a\\"b\\n")', '"a\\"b\\n"'],
+    // lists library
+    ['[1, 2, 3].isSorted()', true],
+    ['["b", "a"].isSorted()', false],
+    ['[1, 2, 3].sum()', 6n],
+    ['[1.5, 2.5].sum()', 4],
+    ['[3, 1, 2].min()', 1n],
+    ['["a", "c", "b"].max()', 'c'],
+    ['["a", "b", "a"].indexOf("a")', 0n],
+    ['["a", "b", "a"].lastIndexOf("a")', 2n],
+    ['["a"].indexOf("z")', -1n],
+    // sets extension
+    ['sets.contains(["a", "b"], ["a"])', true],
+    ['sets.contains([1, 2], [3])', false],
+    ['sets.equivalent(["a", "b"], ["b", "a", "a"])', true],
+    ['sets.intersects([1, 2], [2, 3])', true],
+    // regular expressions: RE2's syntax
+    ['"Alice".matches("(?i)^alice$")', true],
+    ['matches("abc", "^a.c$")', true],
+    ['"abc".matches("^b")', false],
+  ])('%s', (expression, want) => {
+    expect(run(expression)).toEqual(want);
+  });
+
+  it('a regular expression is RE2: linear time on a hostile input, RE2\'s errors', () => {
+    const hostile = celInput({ s: `${'a'.repeat(5000)}!` });
+    const start = Date.now();
+    expect(run('claims.s.matches("^(a+)+$")', hostile)).toBe(false);
+    expect(Date.now() - start).toBeLessThan(2000);
+    expect(runError('claims.sub.matches("[")')).toMatch(/^error parsing regexp: /);
+  });
+
+  it('functions kube does not have in 1.32 do not compile', () => {
+    expect(compileError('"abc".reverse()')).toContain("found no matching overload for 'reverse' applied to 'string.()'");
+  });
+});
+
+describe('evaluation errors in cel-go\'s words', () => {
+  it.each<[string, string]>([
+    ['claims.missing', 'no such key: missing'],
+    ['claims.nested.team.missing == ""', 'no such key: missing'],
+    ['claims.groups[5]', "index '5' out of range in list size '2'"],
+    ['claims.n / 0', 'division by zero'],
+    ['claims.n % 0', 'modulus by zero'],
+    ['claims.n + 9223372036854775807', 'integer overflow'],
+    ['claims.sub + 1', 'no such overload'],
+    ['claims.?missing.value()', 'optional.none() dereference'],
+    ['[3].min() + [].min()', 'min(list) argument must not be empty'],
+  ])('%s → %s', (expression, message) => {
+    expect(runError(expression)).toBe(message);
+  });
+});

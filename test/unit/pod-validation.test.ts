@@ -1,0 +1,503 @@
+/**
+ * The Pod strategy (kube's pkg/registry/core/pod and pkg/apis/core/validation): defaults, the
+ * status a create gets (Pending, QoS class), validation messages with kube's field paths, the
+ * frozen spec on update, the status subresource and the printer's columns.
+ */
+import { KubeObject, RequestContext, cloneJson, fieldErrorString } from '../../src/api';
+import { pods } from '../../src/registry/resources/core/pods';
+import { computePodQOS } from '../../src/registry/resources/core/pod-qos';
+import { imageTag } from '../../src/registry/resources/core/pod-defaults';
+import type { Pod } from '../../src/registry/resources/core/pod-types';
+
+const now = new Date('2024-05-01T10:00:00Z');
+const ctx = (): RequestContext => ({ namespace: 'ns', warnings: [], dryRun: false, now: () => now });
+const strategy = pods.strategy;
+const statusStrategy = pods.subresources.find((s) => s.name === 'status')?.strategy ?? strategy;
+
+type Spec = Record<string, unknown>;
+const podOf = (spec: Spec, meta: Record<string, unknown> = {}): Pod =>
+  ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...meta }, spec: cloneJson(spec) }) as Pod;
+const basic = (extra: Spec = {}): Spec => ({ containers: [{ name: 'c', image: 'nginx:1.25' }], ...extra });
+
+/** The pod as a create leaves it (prepareForCreate), and the validation errors as kube prints them. */
+function create(spec: Spec, meta: Record<string, unknown> = {}): { pod: Pod; errors: string[] } {
+  const pod = podOf(spec, meta);
+  strategy.prepareForCreate(ctx(), pod);
+  return { pod, errors: strategy.validate(ctx(), pod).map(fieldErrorString) };
+}
+const errorsOf = (spec: Spec, meta?: Record<string, unknown>) => create(spec, meta).errors;
+
+/** An update of a created pod by `change` (prepareForUpdate, then validateUpdate). */
+function update(spec: Spec, change: (p: Pod) => void, strat = strategy): { pod: Pod; errors: string[] } {
+  const old = create(spec).pod;
+  strat.canonicalize(old);
+  const next = cloneJson(old);
+  change(next);
+  strat.prepareForUpdate(ctx(), next, old);
+  return { pod: next, errors: strat.validateUpdate(ctx(), next, old).map(fieldErrorString) };
+}
+
+describe('defaults on create', () => {
+  test('kube defaults of the spec and each container; status Pending with the QoS class', () => {
+    const { pod, errors } = create({ containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] });
+    expect(errors).toEqual([]);
+    expect(pod.spec).toEqual({
+      containers: [
+        {
+          name: 'web',
+          image: 'nginx',
+          ports: [{ containerPort: 80, protocol: 'TCP' }],
+          resources: {},
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+          imagePullPolicy: 'Always',
+        },
+      ],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      securityContext: {},
+      schedulerName: 'default-scheduler',
+      enableServiceLinks: true,
+    });
+    expect(pod.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
+  });
+
+  test('imagePullPolicy follows the tag: latest or none → Always, a tag or digest → IfNotPresent', () => {
+    const policy = (image: string) => create({ containers: [{ name: 'c', image }] }).pod.spec?.containers?.[0]?.imagePullPolicy;
+    expect(policy('nginx')).toBe('Always');
+    expect(policy('nginx:latest')).toBe('Always');
+    expect(policy('registry.example.com:5000/team/app')).toBe('Always');
+    expect(policy('nginx:1.25')).toBe('IfNotPresent');
+    expect(policy(`nginx@sha256:${'a'.repeat(64)}`)).toBe('IfNotPresent');
+    expect(policy('Nginx')).toBe('IfNotPresent'); // not a valid reference: kube's parse fails, no tag
+    expect(imageTag('localhost:5000/x:v2')).toBe('v2');
+  });
+
+  test('requests default to limits, quantities are canonical and rounded up to milli', () => {
+    const { pod } = create({ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '0.5', memory: '128Mi' }, requests: { cpu: '0.0001' } } }] });
+    strategy.canonicalize(pod);
+    expect(pod.spec?.containers?.[0]?.resources).toEqual({ limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '1m', memory: '128Mi' } });
+  });
+
+  test('probes, volumes, hostNetwork ports and env field refs get their defaults', () => {
+    const { pod, errors } = create({
+      hostNetwork: true,
+      volumes: [{ name: 'a' }, { name: 's', secret: { secretName: 'x' } }, { name: 'cm', configMap: { name: 'y' } }],
+      containers: [
+        {
+          name: 'c',
+          image: 'i',
+          ports: [{ containerPort: 8080 }],
+          env: [{ name: 'N', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+          livenessProbe: { httpGet: { port: 8080 } },
+        },
+      ],
+    });
+    expect(errors).toEqual([]);
+    const c = pod.spec?.containers?.[0];
+    expect(c?.ports).toEqual([{ containerPort: 8080, hostPort: 8080, protocol: 'TCP' }]);
+    expect(c?.env?.[0]?.valueFrom?.fieldRef).toEqual({ apiVersion: 'v1', fieldPath: 'metadata.name' });
+    expect(c?.livenessProbe).toEqual({ httpGet: { port: 8080, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    expect(pod.spec?.volumes).toEqual([
+      { name: 'a', emptyDir: {} },
+      { name: 's', secret: { secretName: 'x', defaultMode: 420 } },
+      { name: 'cm', configMap: { name: 'y', defaultMode: 420 } },
+    ]);
+  });
+
+  test('a client status is replaced; a scheduling-gated pod gets PodScheduled=False', () => {
+    const { pod } = create({ ...basic(), schedulingGates: [{ name: 'example.com/gate' }] });
+    expect(pod.status).toEqual({
+      phase: 'Pending',
+      qosClass: 'BestEffort',
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          lastProbeTime: null,
+          lastTransitionTime: '2024-05-01T10:00:00Z',
+          reason: 'SchedulingGated',
+          message: 'Scheduling is blocked due to non-empty scheduling gates',
+        },
+      ],
+    });
+  });
+
+  test('fields of features off in 1.32 are dropped (hostUsers, resizePolicy, pod-level resources)', () => {
+    const { pod } = create({ ...basic(), hostUsers: false, resources: { limits: { cpu: '1' } } });
+    expect(pod.spec?.hostUsers).toBeUndefined();
+    expect(pod.spec?.resources).toBeUndefined();
+  });
+});
+
+describe('QoS class', () => {
+  const qos = (containers: Spec[], initContainers?: Spec[]) => {
+    const { pod } = create({ containers, ...(initContainers ? { initContainers } : {}) });
+    return [pod.status?.qosClass, computePodQOS(pod)];
+  };
+  test.each<[string, Spec[], string]>([
+    ['no requests or limits', [{ name: 'a', image: 'i' }], 'BestEffort'],
+    ['zero requests only', [{ name: 'a', image: 'i', resources: { requests: { cpu: '0' } } }], 'BestEffort'],
+    ['limits of cpu and memory (requests defaulted)', [{ name: 'a', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi' } } }], 'Guaranteed'],
+    ['requests below limits', [{ name: 'a', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m' } } }], 'Burstable'],
+    ['only a cpu limit', [{ name: 'a', image: 'i', resources: { limits: { cpu: '1' } } }], 'Burstable'],
+    ['one guaranteed container, one without anything', [{ name: 'a', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi' } } }, { name: 'b', image: 'i' }], 'Burstable'],
+    ['extended resources do not count', [{ name: 'a', image: 'i', resources: { limits: { 'example.com/gpu': '1' } } }], 'BestEffort'],
+  ])('%s → %s', (_name, containers, expected) => {
+    expect(qos(containers)).toEqual([expected, expected]);
+  });
+
+  test('init containers count', () => {
+    expect(qos([{ name: 'a', image: 'i' }], [{ name: 'i', image: 'i', resources: { requests: { memory: '1Mi' } } }])).toEqual(['Burstable', 'Burstable']);
+  });
+
+  test('a qosClass the client sent on create is kept (kube reads it before computing)', () => {
+    const pod = podOf(basic());
+    pod.status = { qosClass: 'Guaranteed', phase: 'Running' };
+    strategy.prepareForCreate(ctx(), pod);
+    expect(pod.status).toEqual({ phase: 'Pending', qosClass: 'Guaranteed' });
+  });
+});
+
+describe('validation on create', () => {
+  const label = (v: string) =>
+    `Invalid value: "${v}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`;
+
+  test('a valid pod has no errors', () => {
+    expect(errorsOf(basic())).toEqual([]);
+  });
+
+  test.each<[string, Spec, string[]]>([
+    ['no containers', {}, ['spec.containers: Required value']],
+    ['an empty container list', { containers: [] }, ['spec.containers: Required value']],
+    ['container without name and image', { containers: [{}] }, ['spec.containers[0].name: Required value', 'spec.containers[0].image: Required value']],
+    ['a container name that is no DNS label', { containers: [{ name: 'Web_1', image: 'i' }] }, [`spec.containers[0].name: ${label('Web_1')}`]],
+    ['duplicate container names', { containers: [{ name: 'a', image: 'i' }, { name: 'a', image: 'i' }] }, ['spec.containers[1].name: Duplicate value: "a"']],
+    [
+      'an init container named like a container',
+      { containers: [{ name: 'a', image: 'i' }], initContainers: [{ name: 'a', image: 'i' }] },
+      ['spec.initContainers[0].name: Duplicate value: "a"'],
+    ],
+    ['image with whitespace', { containers: [{ name: 'a', image: ' nginx' }] }, ['spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing whitespace']],
+    [
+      'bad ports',
+      { containers: [{ name: 'a', image: 'i', ports: [{ containerPort: 70000, name: 'HTTP' }, { containerPort: 80, protocol: 'ICMP' }, { containerPort: 0 }] }] },
+      [
+        'spec.containers[0].ports[0].name: Invalid value: "HTTP": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+        'spec.containers[0].ports[0].name: Invalid value: "HTTP": must contain at least one letter (a-z)',
+        'spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+        'spec.containers[0].ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+        'spec.containers[0].ports[2].containerPort: Required value',
+      ],
+    ],
+    [
+      'duplicate port names and host ports',
+      { containers: [{ name: 'a', image: 'i', ports: [{ containerPort: 80, name: 'web', hostPort: 8080 }, { containerPort: 81, name: 'web', hostPort: 8080 }] }] },
+      ['spec.containers[0].ports[1].name: Duplicate value: "web"', 'spec.containers[0].ports[1].hostPort: Duplicate value: "TCP//8080"'],
+    ],
+    [
+      'env names and sources',
+      {
+        containers: [
+          {
+            name: 'a',
+            image: 'i',
+            env: [{ name: '' }, { name: 'A=B' }, { name: 'X', value: 'v', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'Y', valueFrom: {} }, { name: 'Z', valueFrom: { fieldRef: { fieldPath: 'spec.foo' } } }],
+          },
+        ],
+      },
+      [
+        'spec.containers[0].env[0].name: Required value',
+        "spec.containers[0].env[1].name: Invalid value: \"A=B\": a valid environment variable name must consist only of printable ASCII characters other than '='",
+        'spec.containers[0].env[2].valueFrom: Invalid value: "": may not be specified when `value` is not empty',
+        'spec.containers[0].env[3].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+        'spec.containers[0].env[4].valueFrom.fieldRef.fieldPath: Unsupported value: "spec.foo": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"',
+      ],
+    ],
+    [
+      'resources: bad names, negative, requests above limits',
+      { containers: [{ name: 'a', image: 'i', resources: { limits: { cpu: '1', foo: '1' }, requests: { cpu: '2', memory: '-1' } } }] },
+      [
+        'spec.containers[0].resources.limits[foo]: Invalid value: "foo": must be a standard resource type or fully qualified',
+        'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
+        // requests[foo] is defaulted from limits[foo], so kube reports it twice too.
+        'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or fully qualified',
+        'spec.containers[0].resources.requests[memory]: Invalid value: "-1": must be greater than or equal to 0',
+      ],
+    ],
+    [
+      'extended resources must be whole and limited equally',
+      { containers: [{ name: 'a', image: 'i', resources: { limits: { 'example.com/gpu': '2' }, requests: { 'example.com/gpu': '1' } } }] },
+      ['spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2'],
+    ],
+    ['restartPolicy', basic({ restartPolicy: 'Sometimes' }), ['spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"']],
+    ['dnsPolicy', basic({ dnsPolicy: 'Cluster' }), ['spec.dnsPolicy: Unsupported value: "Cluster": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"']],
+    ['dnsPolicy None needs a config', basic({ dnsPolicy: 'None' }), ['spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None']],
+    [
+      'volumes: duplicate names, two sources, missing fields',
+      {
+        ...basic(),
+        volumes: [{ name: 'v', emptyDir: {} }, { name: 'v', emptyDir: {} }, { name: 'w', emptyDir: {}, hostPath: { path: '/x' } }, { name: 's', secret: {} }, { name: 'Bad' }],
+      },
+      [
+        'spec.volumes[1].name: Duplicate value: "v"',
+        'spec.volumes[2].hostPath: Forbidden: may not specify more than 1 volume type',
+        'spec.volumes[3].secret.secretName: Required value',
+        `spec.volumes[4].name: ${label('Bad')}`,
+      ],
+    ],
+    [
+      'volume mounts must name a volume, once per path',
+      { volumes: [{ name: 'data' }], containers: [{ name: 'a', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/d' }, { name: 'nope', mountPath: '/d' }] }] },
+      ['spec.containers[0].volumeMounts[1].name: Not found: "nope"', 'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/d": must be unique'],
+    ],
+    [
+      'nodeSelector, tolerations, priorityClassName, serviceAccountName, hostname',
+      basic({
+        nodeSelector: { 'bad key!': 'v' },
+        tolerations: [{ operator: 'Equal', value: 'x' }, { key: 'k', operator: 'Exists', value: 'v' }, { key: 'k', effect: 'NoSchedule', tolerationSeconds: 5 }, { key: 'k', effect: 'Sometimes' }],
+        priorityClassName: 'High',
+        serviceAccountName: 'Robot',
+        hostname: 'a.b',
+      }),
+      [
+        `spec.nodeSelector: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+        'spec.serviceAccountName: Invalid value: "Robot": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+        'spec.hostname: Invalid value: "a.b": must not contain dots',
+        'spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        "spec.tolerations[1].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'",
+        "spec.tolerations[2].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+        'spec.tolerations[3].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+        'spec.priorityClassName: Invalid value: "High": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+      ],
+    ],
+    ['activeDeadlineSeconds', basic({ activeDeadlineSeconds: 0 }), ['spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive']],
+    ['ephemeral containers on create', basic({ ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] }), ['spec.ephemeralContainers: Forbidden: cannot be set on create']],
+    [
+      'probes: no handler, two handlers, successThreshold',
+      { containers: [{ name: 'a', image: 'i', livenessProbe: { successThreshold: 2, exec: { command: ['x'] } }, readinessProbe: {}, startupProbe: { exec: { command: ['x'] }, tcpSocket: { port: 80 } } }] },
+      [
+        'spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1',
+        'spec.containers[0].readinessProbe: Required value: must specify a handler type',
+        'spec.containers[0].startupProbe.tcpSocket: Forbidden: may not specify more than 1 handler type',
+      ],
+    ],
+    [
+      'init container probes need restartPolicy Always; regular containers may not set it',
+      { containers: [{ name: 'a', image: 'i', restartPolicy: 'Always' }], initContainers: [{ name: 'i', image: 'i', readinessProbe: { exec: { command: ['x'] } } }] },
+      ['spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers', 'spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always'],
+    ],
+    ['privileged containers (kube-apiserver --allow-privileged=false)', { containers: [{ name: 'a', image: 'i', securityContext: { privileged: true } }] }, ['spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy']],
+    [
+      'affinity terms, topology spread, dnsConfig',
+      basic({
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Near', values: ['a'] }, { key: 'k', operator: 'Gt', values: ['1', '2'] }] }] },
+            preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: {} }],
+          },
+          podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } } }] },
+        },
+        topologySpreadConstraints: [{ maxSkew: 0, topologyKey: 'zone', whenUnsatisfiable: 'Maybe' }],
+        dnsConfig: { nameservers: ['1.1.1.1', 'not-an-ip'], options: [{ value: 'x' }] },
+      }),
+      [
+        'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator',
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'",
+        'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100',
+        'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty',
+        `spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name part must be non-empty`,
+        `spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+        'spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+        'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Maybe": supported values: "DoNotSchedule", "ScheduleAnyway"',
+        'spec.dnsConfig.nameservers[1]: Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        'spec.dnsConfig.options[0]: Required value: must not be empty',
+      ],
+    ],
+    [
+      'security contexts: ids, seccomp, apparmor, privilege escalation',
+      {
+        securityContext: { runAsUser: -1, seccompProfile: { type: 'Localhost' } },
+        containers: [{ name: 'a', image: 'i', securityContext: { runAsGroup: 4294967296, appArmorProfile: { type: 'RuntimeDefault', localhostProfile: 'x' }, seccompProfile: { type: 'Strict' } } }],
+      },
+      [
+        'spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+        'spec.securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost',
+        'spec.containers[0].securityContext.runAsGroup: Invalid value: 4294967296: must be between 0 and 2147483647, inclusive',
+        'spec.containers[0].securityContext.seccompProfile.type: Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"',
+        'spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: "x": can only be set when AppArmor type is Localhost',
+      ],
+    ],
+    [
+      'volume sources: projected paths, downward API, nfs, host path',
+      {
+        ...basic({ serviceAccountName: 'sa' }),
+        volumes: [
+          { name: 'p', projected: { sources: [{ serviceAccountToken: { path: '../t', expirationSeconds: 60 } }, { configMap: { name: 'c', items: [{ key: 'k', path: '/abs' }] }, secret: { name: 's' } }] } },
+          { name: 'd', downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'spec.nodeName' } }] } },
+          { name: 'n', nfs: { server: 'nfs.example', path: 'rel' } },
+          { name: 'h', hostPath: { path: '/a/../b', type: 'Pipe' } },
+        ],
+      },
+      [
+        'spec.volumes[0].projected.sources[0].serviceAccountToken.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+        "spec.volumes[0].projected.path: Invalid value: \"../t\": must not contain '..'",
+        'spec.volumes[0].projected.sources[1].configMap.items[0].path: Invalid value: "/abs": must be a relative path',
+        'spec.volumes[0].projected.sources[1]: Forbidden: may not specify more than 1 volume type per source',
+        'spec.volumes[1].downwardAPI.fieldRef.fieldPath: Unsupported value: "spec.nodeName": supported values: "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"',
+        'spec.volumes[2].nfs.path: Invalid value: "rel": must be an absolute path',
+        "spec.volumes[3].hostPath.path: Invalid value: \"/a/../b\": must not contain '..'",
+        'spec.volumes[3].hostPath.type: Unsupported value: "Pipe": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+      ],
+    ],
+    [
+      'nodeName with scheduling gates, a bad nodeName',
+      basic({ nodeName: 'Node_1', schedulingGates: [{ name: 'g' }, { name: 'g' }] }),
+      [
+        'spec.schedulingGates[1]: Duplicate value: "g"',
+        'spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared',
+        "spec.nodeName: Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+      ],
+    ],
+    ['a projected token without a service account', { ...basic(), volumes: [{ name: 't', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } }] }, ['spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set']],
+  ])('%s', (_name, spec, expected) => {
+    expect(errorsOf(spec).sort()).toEqual([...expected].sort());
+  });
+
+  test('a name that is no DNS label is accepted with kube\'s warning', () => {
+    const { pod } = create(basic(), { name: 'web.example' });
+    expect(strategy.warningsOnCreate(ctx(), pod)).toEqual([
+      "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]",
+    ]);
+  });
+});
+
+describe('updates', () => {
+  const forbiddenPrefix =
+    'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n';
+
+  test('the image, activeDeadlineSeconds and added tolerations may change', () => {
+    const { errors, pod } = update(basic({ tolerations: [{ key: 'a', operator: 'Exists' }] }), (p) => {
+      const spec = p.spec ?? {};
+      (spec.containers ?? [])[0]!.image = 'nginx:1.26';
+      spec.activeDeadlineSeconds = 100;
+      spec.tolerations = [{ key: 'a', operator: 'Exists' }, { key: 'b', operator: 'Exists' }];
+    });
+    expect(errors).toEqual([]);
+    expect(pod.spec?.containers?.[0]?.image).toBe('nginx:1.26');
+  });
+
+  test('any other spec change is refused with kube\'s message and a diff', () => {
+    const { errors } = update(basic(), (p) => {
+      p.spec!.restartPolicy = 'Never';
+    });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.startsWith(forbiddenPrefix)).toBe(true);
+    expect(errors[0]).toContain('- \tRestartPolicy: "Always",\n+ \tRestartPolicy: "Never",');
+  });
+
+  test('containers cannot be added, tolerations not removed, the deadline not raised', () => {
+    expect(update(basic(), (p) => p.spec!.containers!.push({ name: 'b', image: 'i' })).errors).toEqual(['spec.containers: Forbidden: pod updates may not add or remove containers']);
+    expect(update(basic({ tolerations: [{ key: 'a', operator: 'Exists' }] }), (p) => (p.spec!.tolerations = [])).errors).toEqual([
+      'spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds',
+    ]);
+    expect(update(basic({ activeDeadlineSeconds: 10 }), (p) => (p.spec!.activeDeadlineSeconds = 20)).errors).toEqual([
+      'spec.activeDeadlineSeconds: Invalid value: 20: must be less than or equal to previous value',
+    ]);
+    expect(update(basic({ activeDeadlineSeconds: 10 }), (p) => delete p.spec!.activeDeadlineSeconds).errors).toEqual([
+      'spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value',
+    ]);
+  });
+
+  test('an update keeps the stored status; defaults make an unchanged spec equal', () => {
+    const { errors, pod } = update(basic(), (p) => {
+      p.status = { phase: 'Running' };
+      delete p.spec!.dnsPolicy;
+      p.metadata.labels = { a: 'b' };
+    });
+    expect(errors).toEqual([]);
+    expect(pod.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
+  });
+
+  test('status writes keep the spec and refuse a changed qosClass', () => {
+    const ok = update(
+      basic(),
+      (p) => {
+        p.spec!.restartPolicy = 'Never';
+        p.status = { phase: 'Running', podIP: '10.0.0.5', podIPs: [{ ip: '10.0.0.5' }], containerStatuses: [{ name: 'c', ready: true, restartCount: 0, image: 'nginx:1.25', imageID: '', state: { running: { startedAt: '2024-05-01T10:00:01Z' } } }] };
+      },
+      statusStrategy,
+    );
+    expect(ok.errors).toEqual([]);
+    expect(ok.pod.spec?.restartPolicy).toBe('Always');
+    expect(ok.pod.status?.qosClass).toBe('BestEffort');
+    expect(ok.pod.status?.containerStatuses?.[0]?.lastState).toEqual({});
+    const bad = update(basic(), (p) => (p.status = { qosClass: 'Guaranteed', podIPs: [{ ip: 'x' }], conditions: [{ type: 'bad type!', status: 'True' }] }), statusStrategy);
+    expect(bad.errors.sort()).toEqual(
+      [
+        'status.qosClass: Invalid value: "Guaranteed": field is immutable',
+        'status.podIPs[0]: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        `metadata.conditions[0].Type: Invalid value: "bad type!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ].sort(),
+    );
+  });
+
+  test('a terminated container of a Never pod may not run again', () => {
+    const term = { name: 'c', ready: false, restartCount: 0, image: 'i', imageID: '', state: { terminated: { exitCode: 0 } } };
+    const old = create(basic({ restartPolicy: 'Never' })).pod;
+    old.status = { ...old.status, containerStatuses: [term] };
+    const next = cloneJson(old);
+    next.status!.containerStatuses = [{ ...term, state: { running: {} } }];
+    statusStrategy.prepareForUpdate(ctx(), next, old);
+    expect(statusStrategy.validateUpdate(ctx(), next, old).map(fieldErrorString)).toEqual([
+      'status.containerStatuses[0].state: Forbidden: may not be transitioned to non-terminated state',
+    ]);
+  });
+});
+
+describe('table and field selectors', () => {
+  const row = (pod: Pod) => Object.fromEntries((pods.tableColumns ?? []).map((c) => [c.name, c.cell(pod as KubeObject, now)]));
+
+  test('a pending pod, and a running one with restarts', () => {
+    const { pod } = create(basic(), { creationTimestamp: '2024-05-01T09:58:00Z' });
+    expect(row(pod)).toEqual({ Name: 'p', Ready: '0/1', Status: 'Pending', Restarts: '0', Age: '2m', IP: '<none>', Node: '<none>', 'Nominated Node': '<none>', 'Readiness Gates': '<none>' });
+    pod.spec!.nodeName = 'node-1';
+    pod.spec!.readinessGates = [{ conditionType: 'example.com/ready' }];
+    pod.status = {
+      phase: 'Running',
+      podIPs: [{ ip: '10.0.0.7' }],
+      conditions: [{ type: 'example.com/ready', status: 'True' }],
+      containerStatuses: [{ name: 'c', ready: true, restartCount: 2, state: { running: {} }, lastState: { terminated: { exitCode: 1, finishedAt: '2024-05-01T09:59:00Z' } } }],
+    };
+    expect(row(pod)).toMatchObject({ Ready: '1/1', Status: 'Running', Restarts: '2 (60s ago)', IP: '10.0.0.7', Node: 'node-1', 'Readiness Gates': '1/1' });
+  });
+
+  test('waiting reasons, init containers and deletion show as kube prints them', () => {
+    const { pod } = create({ ...basic(), initContainers: [{ name: 'i', image: 'i' }] });
+    pod.status = { phase: 'Pending', initContainerStatuses: [{ name: 'i', state: { waiting: { reason: 'PodInitializing' } } }] };
+    expect(row(pod).Status).toBe('Init:0/1');
+    pod.status = { phase: 'Pending', containerStatuses: [{ name: 'c', state: { waiting: { reason: 'ImagePullBackOff' } } }] };
+    expect(row(pod).Status).toBe('ImagePullBackOff');
+    pod.metadata.deletionTimestamp = '2024-05-01T10:00:00Z';
+    expect(row(pod).Status).toBe('Terminating');
+  });
+
+  test('selectable fields', () => {
+    const { pod } = create(basic({ nodeName: 'n1', serviceAccountName: 'sa' }));
+    const fields = Object.fromEntries(Object.entries(pods.selectableFields).map(([k, f]) => [k, f(pod)]));
+    expect(fields).toEqual({
+      'spec.nodeName': 'n1',
+      'spec.host': 'n1',
+      'spec.restartPolicy': 'Always',
+      'spec.schedulerName': 'default-scheduler',
+      'spec.serviceAccountName': 'sa',
+      'spec.hostNetwork': 'false',
+      'status.phase': 'Pending',
+      'status.podIP': '',
+      'status.podIPs': '',
+      'status.nominatedNodeName': '',
+    });
+    expect(pods.fieldSelectorError('spec.containers')).toBe('field label not supported: spec.containers');
+  });
+});
