@@ -95,7 +95,14 @@ export class GenericStore {
     this.ttlSeconds = typeof ttl === 'function' ? ttl(deps.settings ?? defaultResourceSettings) : ttl;
     this.keyRoot = `${deps.prefix}/${storagePrefixOf(def)}`;
     const schemas = deps.schemas;
-    if (schemas) this.admissionDecode = (raw) => decodeForAdmission(schemas, def.schemaName, raw);
+    // kube decodes a webhook-patched object and applies the kind's defaults to it again.
+    if (schemas) {
+      this.admissionDecode = (raw) => {
+        const obj = decodeForAdmission(schemas, def.schemaName, raw);
+        def.strategy.defaults?.(obj);
+        return obj;
+      };
+    }
   }
 
   /** Aborted when the resource stops being served (Registry.remove): its watches end. */
@@ -202,10 +209,13 @@ export class GenericStore {
 
   async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
     const requestedName = obj.metadata.name ?? '';
-    this.beforeCreate(ctx, obj);
+    // kube's order: the create handler readies the object and runs mutating admission (webhooks see
+    // no uid, no creationTimestamp, no generated name yet); the store's BeforeCreate comes after.
+    this.readyRequestObject(ctx, obj, true);
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
     if (this.def.authorizeWrite) await this.authorizeWrite(ctx, { obj, verb: 'create', name: requestedName });
     if (loopHeld()) await nextTurn();
+    this.beforeCreate(ctx, obj);
     this.validateCreate(ctx, obj);
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
     if (loopHeld()) await nextTurn();
@@ -253,10 +263,11 @@ export class GenericStore {
         tryUpdate: async (current) => {
           if (!current) {
             const obj = await updated(null);
-            this.beforeCreate(ctx, obj);
+            this.readyRequestObject(ctx, obj, true);
             await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
             if (this.def.authorizeWrite) await this.authorizeWrite(ctx, { obj, verb: 'update', name: obj.metadata.name ?? name });
             if (loopHeld()) await nextTurn();
+            this.beforeCreate(ctx, obj);
             this.validateCreate(ctx, obj);
             await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
             if (loopHeld()) await nextTurn();
@@ -265,11 +276,14 @@ export class GenericStore {
           }
           if (loopHeld()) await nextTurn();
           const obj = await updated(cloneJson(current));
-          this.checkResourceVersion(obj, current, strategy);
-          this.beforeUpdate(ctx, obj, current, strategy);
+          // kube's order: mutating admission and the declaration's write check (RBAC escalation) run
+          // as the updated object is made, before the resourceVersion check and BeforeUpdate.
+          this.readyRequestObject(ctx, obj, false);
           await this.deps.admission.admit(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
           if (this.def.authorizeWrite && !opts.subresource) await this.authorizeWrite(ctx, { obj, old: current, verb: 'update', name: obj.metadata.name ?? name });
           if (loopHeld()) await nextTurn();
+          this.checkResourceVersion(obj, current, strategy);
+          this.beforeUpdate(ctx, obj, current, strategy);
           this.validateUpdate(ctx, obj, current, strategy);
           await this.deps.admission.validate(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
           if (loopHeld()) await nextTurn();
@@ -439,7 +453,31 @@ export class GenericStore {
     await this.def.authorizeWrite?.(ctx, write, this.deps.settings ?? defaultResourceSettings);
   }
 
-  /** kube's rest.BeforeCreate: system fields, strategy defaults, generated name. */
+  /**
+   * What kube's create and update handlers do to a decoded object before mutating admission: its
+   * namespace made the request's (or a mismatch refused), on a create the system fields a client
+   * may not set wiped (rest.WipeObjectMetaSystemFields), and the kind's defaults applied (kube's
+   * decoder defaults).
+   */
+  private readyRequestObject(ctx: RequestContext, obj: KubeObject, creating: boolean): void {
+    const m = obj.metadata;
+    if (this.def.namespaced) {
+      if (m.namespace && ctx.namespace && m.namespace !== ctx.namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      if (ctx.namespace) m.namespace = ctx.namespace;
+    }
+    if (creating) {
+      delete m.uid;
+      delete m.creationTimestamp;
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+      delete m.selfLink;
+    }
+    this.def.strategy.defaults?.(obj);
+  }
+
+  /** kube's rest.BeforeCreate (after mutating admission): system fields, strategy preparation, generated name. */
   private beforeCreate(ctx: RequestContext, obj: KubeObject): void {
     const m = obj.metadata;
     if (this.def.namespaced) {
@@ -558,7 +596,8 @@ export class GenericStore {
       subresource,
       kind: this.def.kind,
       namespace: ctx.namespace,
-      name: name ?? object?.metadata.name ?? oldObject?.metadata.name ?? object?.metadata.generateName ?? '',
+      // kube: a create's name is the object's, empty for generateName (the name is made after admission).
+      name: name ?? object?.metadata.name ?? oldObject?.metadata.name ?? '',
       namespaced: this.def.namespaced,
       object,
       oldObject,

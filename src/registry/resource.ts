@@ -14,6 +14,12 @@ export const allVerbs: Verb[] = ['create', 'delete', 'deletecollection', 'get', 
 export interface Strategy {
   /** PUT of a missing object creates it (kube: AllowCreateOnUpdate). */
   allowCreateOnUpdate: boolean;
+  /**
+   * kube's scheme defaulting of the kind (SetDefaults_*), which kube applies when a body is decoded
+   * and again when a mutating admission webhook has patched the object: before mutating admission
+   * on every create and update, and in AdmissionAttributes.decode. Must be idempotent. Optional.
+   */
+  defaults?(obj: KubeObject): void;
   /** PUT without metadata.resourceVersion is last-write-wins (kube: AllowUnconditionalUpdate). */
   allowUnconditionalUpdate: boolean;
   /** Clears fields the client may not set on create (status, generation). */

@@ -119,6 +119,20 @@ test('a mutating webhook: every field of the review, the patch applied, updates 
   // Outside the selected namespaces nothing is called.
   expect(await create('m3', {}, 'plain')).toMatchObject({ code: 0 });
   expect(reviewOf('/mutate', 'm3')).toBeUndefined();
+
+  // As kube's: a create's webhooks run before the store readies the object, so a generateName create
+  // has no name in the review yet, and the object carries no uid or creationTimestamp (even if sent).
+  const generated = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-', uid: 'client-made', creationTimestamp: '2020-01-01T00:00:00Z' }, data: { g: 'h' } },
+  });
+  expect(generated.status).toBe(201);
+  const genReview = hooks.requests.find((q) => q.path === '/mutate' && q.review.request.object?.data?.g === 'h')?.review.request;
+  expect(genReview).toBeDefined();
+  expect(genReview.name).toBeUndefined();
+  expect(genReview.object.metadata).toMatchObject({ generateName: 'gen-', namespace: 'hooked' });
+  for (const field of ['name', 'uid', 'creationTimestamp']) expect(genReview.object.metadata).not.toHaveProperty(field);
+  expect(generated.json().metadata).toMatchObject({ name: expect.stringMatching(/^gen-[a-z0-9]{5}$/), labels: { 'mutated-by': 'test-webhook' } });
+  expect(generated.json().metadata.uid).not.toBe('client-made');
 });
 
 test('a patch whose result has the wrong type is kube’s 500; unknown fields a patch adds are dropped', async () => {

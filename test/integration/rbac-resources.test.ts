@@ -400,6 +400,20 @@ describe('escalation prevention hook', () => {
     expect(r.json()).toMatchObject({ reason: 'Forbidden', details: { name: 'invalid', group: RBAC, kind: 'roles' } });
   });
 
+  test('a stale update by a writer the check refuses is 403, not 409: the check runs before the resourceVersion one, as kube’s', async () => {
+    const ns = await fresh();
+    await ok(['-n', ns, 'create', 'role', 'stale', '--verb=get', '--resource=secrets']);
+    const role = JSON.parse(await ok(['-n', ns, 'get', 'role', 'stale', '-o', 'json']));
+    const r = await srv.request('PUT', `${base}/namespaces/${ns}/roles/stale`, {
+      body: { ...role, metadata: { ...role.metadata, resourceVersion: '1' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] },
+      headers: { 'Impersonate-User': 'bob' },
+    });
+    expect(r.status).toBe(403);
+    // The admin (allowed by the check) gets the conflict.
+    const admin = await srv.request('PUT', `${base}/namespaces/${ns}/roles/stale`, { body: { ...role, metadata: { ...role.metadata, resourceVersion: '1' } } });
+    expect(admin.status).toBe(409);
+  });
+
   test('an update changing only what the garbage collector edits is not checked; a label with an empty value is a change', async () => {
     const ns = await fresh();
     await ok(['-n', ns, 'create', 'role', 'gc', '--verb=get', '--resource=secrets']);

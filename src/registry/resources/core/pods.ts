@@ -110,6 +110,8 @@ export const pods: ResourceDefinition = {
   documentsDeletedObject: true,
   strategy: {
     ...baseStrategy,
+    // kube's decoder defaults, applied before mutating admission and after a webhook's patch too.
+    defaults: (obj) => defaultPod(obj as Pod),
     prepareForCreate: (ctx, obj) => {
       const pod = obj as Pod;
       normalize(pod, undefined);
