@@ -310,7 +310,13 @@ export class JwtAuthenticator implements TokenAuthenticator {
       if (!v) throw new Refused(`oidc: error evaluating claim validation expression: validation expression '${rule.expression}' failed: ${rule.message}`);
     }
     if (this.config.userValidationRules.length) {
-      const userValue = celInput({ username: user.name, uid: user.uid, groups: user.groups, extra: user.extra ?? {} });
+      // kube converts authentication/v1 UserInfo to unstructured: its omitempty fields are absent when empty.
+      const userValue = celInput({
+        ...(user.name ? { username: user.name } : {}),
+        ...(user.uid ? { uid: user.uid } : {}),
+        ...(user.groups.length ? { groups: user.groups } : {}),
+        ...(user.extra && Object.keys(user.extra).length ? { extra: user.extra } : {}),
+      });
       for (const rule of this.config.userValidationRules) {
         if (!rule.compiled) continue;
         const v = evaluate('user info validation rule', () => rule.compiled!.evaluate(userValue));

@@ -153,6 +153,21 @@ describe('JWT authenticator', () => {
     a.close();
   });
 
+  it('user validation rules see the user as kube converts it: empty uid, groups and extra are absent', async () => {
+    const { a, failures } = await authenticators(`  claimMappings:
+    username:
+      claim: sub
+      prefix: ''
+  userValidationRules:
+  - expression: "!has(user.uid) && !has(user.groups) && !has(user.extra) && user.username == 'alice'"
+    message: an empty field is present
+`);
+    const now = Math.floor(Date.now() / 1000);
+    expect(await a.authenticateToken(await issuer.sign({ aud: 'kubernetes', sub: 'alice', exp: now + 3600 }))).toMatchObject({ name: 'alice', groups: [] });
+    expect(failures).toEqual([]);
+    a.close();
+  });
+
   it('fetches the key set again when a token names a key it does not hold', async () => {
     const { a } = await authenticators(byClaim);
     const before = issuer.hits.get('/jwks') ?? 0;
