@@ -418,15 +418,6 @@ export class Cacher implements Storage {
     }
   }
 
-  private sorted(): readonly string[] {
-    return this.keyIndex.sorted(() => this.objects.keys());
-  }
-
-  /** The position of the first key not less than `key`. */
-  private lowerBound(key: string): number {
-    return lowerBoundIn(this.sorted(), key);
-  }
-
   private insertSortedKey(key: string): void {
     this.keyIndex.add(key);
   }
@@ -435,12 +426,9 @@ export class Cacher implements Storage {
     this.keyIndex.remove(key);
   }
 
-  /** The keys under `prefix`, in order: the range [prefix, prefixEnd) found by two binary searches. */
+  /** The keys under `prefix`, in order: the range [prefix, prefixEnd) of the key index. */
   private keysWithPrefix(prefix: string): string[] {
-    const keys = this.sorted();
-    const lo = this.lowerBound(prefix);
-    const end = keyPrefixEnd(prefix);
-    return keys.slice(lo, end === undefined ? keys.length : this.lowerBound(end));
+    return this.keyIndex.range(prefix, keyPrefixEnd(prefix), () => this.objects.keys());
   }
 }
 

@@ -1,10 +1,14 @@
 /**
- * The watch cache's key index for ordered reads (lists, a watch's initial state). Built on the first
- * ordered read; after that, writes do not splice the sorted array (an O(n) move per create, which
- * showed in the create row's profile with 10⁵ objects): keys added or removed wait in two sets, and
- * the next ordered read merges them in at once, sorting only the added ones. A create costs a set
- * insertion; a list after k writes costs O(n + k log k), no more than the k splices it replaces.
+ * The watch cache's key index for ordered reads (lists, a watch's initial state): the keys of every
+ * resource the cache holds (one cache serves them all), in etcd's order, in a B+ tree
+ * (sorted-btree), so a write costs O(log n) whatever the number of objects and a read walks only
+ * the keys under its prefix. A sorted array cost an O(n) move per create with 10⁵ objects, and
+ * merging writes in lazily still cost O(n) whenever another resource was listed (ResourceQuota
+ * admission lists a namespace's quotas on every create). Built on the first ordered read; until
+ * then writes cost nothing.
  */
+import BTree from 'sorted-btree';
+
 /**
  * etcd orders keys by bytes. Keys here are built from DNS names (ASCII), where UTF-16 code-unit
  * order is byte order, so plain string comparison agrees with etcd.
@@ -14,55 +18,38 @@ export function compareKeys(a: string, b: string): number {
 }
 
 export class SortedKeyIndex {
-  private sortedKeys: string[] | null = null;
-  private readonly added = new Set<string>();
-  private readonly removed = new Set<string>();
+  private tree: BTree<string, undefined> | null = null;
 
   /** Forgets the index; the next read builds it from the cache's keys. */
   reset(): void {
-    this.sortedKeys = null;
-    this.added.clear();
-    this.removed.clear();
+    this.tree = null;
   }
 
-  /** The keys, sorted; `allKeys` is asked only when the index is built. */
-  sorted(allKeys: () => Iterable<string>): readonly string[] {
-    if (!this.sortedKeys) {
-      this.sortedKeys = [...allKeys()].sort(compareKeys);
-    } else if (this.added.size || this.removed.size) {
-      this.sortedKeys = mergeSortedKeys(this.sortedKeys, this.removed, [...this.added].sort(compareKeys));
+  /**
+   * The keys from `low` (included) up to `high` (excluded; undefined: to the end), in order.
+   * `allKeys` is asked only when the index is built.
+   */
+  range(low: string, high: string | undefined, allKeys: () => Iterable<string>): string[] {
+    const tree = (this.tree ??= new BTree<string, undefined>(
+      Array.from(allKeys(), (k): [string, undefined] => [k, undefined]),
+      compareKeys,
+    ));
+    const out: string[] = [];
+    if (high === undefined) {
+      for (const k of tree.keys(low)) out.push(k);
     } else {
-      return this.sortedKeys;
+      tree.forRange(low, high, false, (k) => void out.push(k));
     }
-    this.added.clear();
-    this.removed.clear();
-    return this.sortedKeys;
+    return out;
   }
 
-  /** A key new to the cache (or gone and back before the next merge). */
+  /** A key new to the cache. */
   add(key: string): void {
-    if (!this.sortedKeys) return;
-    if (!this.removed.delete(key)) this.added.add(key);
+    this.tree?.set(key, undefined);
   }
 
   /** A key gone from the cache. */
   remove(key: string): void {
-    if (!this.sortedKeys) return;
-    if (!this.added.delete(key)) this.removed.add(key);
+    this.tree?.delete(key);
   }
-}
-
-/** `keys` (sorted) without `removed`, merged with `added` (sorted, none of them in `keys`). */
-export function mergeSortedKeys(keys: readonly string[], removed: ReadonlySet<string>, added: readonly string[]): string[] {
-  const out = new Array<string>(keys.length - removed.size + added.length);
-  let n = 0;
-  let j = 0;
-  for (const key of keys) {
-    if (removed.has(key)) continue;
-    while (j < added.length && compareKeys(added[j] as string, key) < 0) out[n++] = added[j++] as string;
-    out[n++] = key;
-  }
-  while (j < added.length) out[n++] = added[j++] as string;
-  out.length = n;
-  return out;
 }
