@@ -4,7 +4,7 @@
  * converts what goes in to the stored form and what comes out to the served one, predicates
  * (field and label selectors) included, so GenericStore works on one version only.
  */
-import type { KubeObject } from '../api';
+import { hasSharedItems, markSharedItems, type KubeObject } from '../api';
 import { semanticEqual } from '../api/semantic-equal';
 import type {
   CreateOptions,
@@ -32,8 +32,6 @@ class StoredVersionStorage implements Storage {
    * resource) and, like them, never modified.
    */
   private readonly served = new WeakMap<KubeObject, KubeObject>();
-  /** The stored object a served one was made from (a delete's cachedExisting goes back as it was). */
-  private readonly storedOf = new WeakMap<KubeObject, KubeObject>();
 
   constructor(
     private readonly storage: Storage,
@@ -45,13 +43,8 @@ class StoredVersionStorage implements Storage {
     if (!obj) {
       obj = this.version.fromStored(stored);
       this.served.set(stored, obj);
-      this.storedOf.set(obj, stored);
     }
     return obj;
-  }
-
-  private in(obj: KubeObject): KubeObject {
-    return this.storedOf.get(obj) ?? this.version.toStored(obj);
   }
 
   private predicate(p: Predicate | undefined): Predicate | undefined {
@@ -69,15 +62,18 @@ class StoredVersionStorage implements Storage {
   async guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
     const r = await this.storage.guaranteedUpdate(key, {
       ...opts,
-      cachedExisting: opts.cachedExisting && this.in(opts.cachedExisting),
+      cachedExisting: opts.cachedExisting && this.version.toStored(opts.cachedExisting),
       tryUpdate: async (current) => {
-        const served = current && this.version.fromStored(current);
+        if (!current) return this.version.toStored(await opts.tryUpdate(null));
+        const served = this.version.fromStored(current);
+        // The current object as this version would write it back unchanged, taken before tryUpdate
+        // (which may modify `served` in place, as a deletion's marking does).
+        const unchanged = this.version.toStored(served);
         const next = this.version.toStored(await opts.tryUpdate(served));
         // An update that changes nothing in this version hands back the stored object itself, so
         // storage sees the unchanged bytes and writes nothing, whatever key order or zero values
         // the stored form was written with.
-        if (current && served && semanticEqual(next, this.version.toStored(served))) return current;
-        return next;
+        return semanticEqual(next, unchanged) ? current : next;
       },
     });
     return { object: this.out(r.object), created: r.created };
@@ -88,7 +84,7 @@ class StoredVersionStorage implements Storage {
     return this.out(
       await this.storage.delete(key, {
         ...opts,
-        cachedExisting: opts.cachedExisting && this.in(opts.cachedExisting),
+        cachedExisting: opts.cachedExisting && this.version.toStored(opts.cachedExisting),
         validateDeletion: validateDeletion && ((current) => validateDeletion(this.out(current))),
       }),
     );
@@ -100,7 +96,9 @@ class StoredVersionStorage implements Storage {
 
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
     const r = await this.storage.list(prefix, { ...opts, predicate: this.predicate(opts.predicate) });
-    return { ...r, items: r.items.map((o) => this.out(o)) };
+    const items = r.items.map((o) => this.out(o));
+    // Served forms of shared (watch cache) objects are shared too: encoders may memoise them.
+    return { ...r, items: hasSharedItems(r.items) ? markSharedItems(items) : items };
   }
 
   watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watch {

@@ -7,6 +7,9 @@ import { useTestServer } from '../support/server-fixture';
 import { openWatch } from '../support/watch-stream';
 import { namespace } from '../support/factories';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
+import { hasSharedItems } from '../../src/api';
+import { eventsV1 } from '../../src/registry/resources/events/events';
+import { storedVersionStorage } from '../../src/registry/stored-version';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
@@ -235,6 +238,63 @@ test('a PUT through events.k8s.io creates (kube: events allow create on update)'
   const r = await srv.request('PUT', `${v1}/u1`, { body: v1Event('u1') });
   expect(r.status).toBe(201);
   expect((await srv.request('GET', `${core}/u1`)).json().message).toBe('Scaled up to 3 replicas');
+});
+
+test("core/v1 events: kube's legacy validation, path-segment names, create on PUT, the source selector's fallback", async () => {
+  // An old-style event about an object of no namespace belongs in default (or none), not here.
+  const node = await srv.request('POST', core, { body: coreEvent('node-ev', { involvedObject: { kind: 'Node', name: 'node-1' } }) });
+  expect(node.status).toBe(422);
+  expect(node.json().message).toBe('Event "node-ev" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace');
+  // A new-style event (eventTime set) through core/v1 needs the reporting fields, named as core names them.
+  const fresh = await srv.request('POST', core, {
+    body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'fresh' }, involvedObject: { kind: 'Pod', namespace: ns, name: 'web-0' }, eventTime: '2024-05-01T10:00:00.000000Z' },
+  });
+  expect(fresh.status).toBe(422);
+  expect(fresh.json().message).toMatch(/^Event "fresh" is invalid: \[reportingComponent: Required value, reportingComponent: Invalid value: "": name part must be non-empty, .*, reportingInstance: Required value, action: Required value, reason: Required value\]$/);
+  // core/v1 names pass kube's path-segment rule only (events about RBAC objects carry colons); events.k8s.io/v1 wants a subdomain.
+  expect((await srv.request('POST', core, { body: coreEvent('system:node:n1.17a8b') })).status).toBe(201);
+  const strict = await srv.request('POST', v1, { body: v1Event('system:x.1') });
+  expect(strict.status).toBe(422);
+  expect(strict.json().message).toMatch(/^Event "system:x.1" is invalid: metadata.name: Invalid value: "system:x.1": a lowercase RFC 1123 subdomain/);
+  // A PUT of a missing core event creates it.
+  expect((await srv.request('PUT', `${core}/put-created`, { body: coreEvent('put-created') })).status).toBe(201);
+  // `source` is the source component, or the reporting controller when there is none.
+  expect((await srv.request('POST', v1, { body: v1Event('fallback', { reportingController: 'example.com/fallback' }) })).status).toBe(201);
+  const names = async (selector: string) => (await srv.request('GET', `${core}?fieldSelector=${encodeURIComponent(selector)}`)).json().items.map((i: any) => i.metadata.name);
+  expect(await names('source=example.com/fallback')).toEqual(['fallback']);
+  expect(await names('source=kubelet')).toContain('put-created');
+});
+
+test('the stored-version storage: one served form per stored object, shared list items, an update made in place written', async () => {
+  const created = (await srv.request('POST', core, { body: coreEvent('once') })).json();
+  const key = `${srv.prefix}/events/${ns}/once`;
+  const cached = storedVersionStorage(srv.storage, eventsV1.storedAs!);
+  const at = { consistency: { kind: 'notOlderThan', revision: BigInt(created.metadata.resourceVersion) } } as const;
+  const served = await cached.get(key, at);
+  expect(await cached.get(key, at)).toBe(served);
+  const list = await cached.list(`${srv.prefix}/events/${ns}/`, { ...at, limit: 0, hasSelector: false });
+  expect(hasSharedItems(list.items)).toBe(true);
+  expect(list.items.find((o) => o.metadata.name === 'once')).toBe(served);
+
+  const direct = storedVersionStorage(srv.etcdStore, eventsV1.storedAs!);
+  const r = await direct.guaranteedUpdate(key, {
+    tryUpdate: (ev) => {
+      ev!.note = 'noted in place';
+      return ev!;
+    },
+  });
+  expect(r.object.note).toBe('noted in place');
+  expect((await srv.request('GET', `${core}/once`)).json().message).toBe('noted in place');
+});
+
+test('a delete through events.k8s.io of an event with finalizers marks it, and removing them through core deletes it', async () => {
+  expect((await srv.request('POST', v1, { body: v1Event('held', { metadata: { name: 'held', finalizers: ['example.com/hold'] } }) })).status).toBe(201);
+  const marked = await srv.request('DELETE', `${v1}/held`);
+  expect(marked.status).toBe(200);
+  expect(marked.json()).toMatchObject({ apiVersion: 'events.k8s.io/v1', note: 'Scaled up to 3 replicas', metadata: { deletionGracePeriodSeconds: 0 } });
+  expect((await srv.request('GET', `${core}/held`)).json().metadata.deletionTimestamp).toBe(marked.json().metadata.deletionTimestamp);
+  expect((await srv.request('PATCH', `${core}/held`, { body: { metadata: { finalizers: null } }, headers: mergePatch })).status).toBe(200);
+  expect((await srv.request('GET', `${v1}/held`)).status).toBe(404);
 });
 
 test('protobuf: an events.k8s.io Event and EventList read as kube encodes them, and one created', async () => {

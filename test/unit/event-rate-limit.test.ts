@@ -176,6 +176,18 @@ describe('bucket cache', () => {
     // u1 was the least recently used, so it went: full again.
     expect(e.accept('u1')).toBeUndefined();
   });
+
+  test('a long key (client text) is held by its digest: its own bucket still, and the refusal names the whole key', () => {
+    const e = new LimitEnforcer(limit('SourceAndObject', 1, 1), manualClock().now);
+    const long = 'x'.repeat(100_000);
+    const other = `${long}y`;
+    expect(e.accept(long)).toBeUndefined();
+    expect(e.accept(other)).toBeUndefined();
+    expect(e.accept(long)).toBe(`limit reached on type SourceAndObject for key ${long}`);
+    expect(e.size).toBe(2);
+    const held = [...(e as unknown as { buckets: { keys(): Iterable<string> } }).buckets.keys()];
+    expect(held.map((k) => k.length <= 64)).toEqual([true, true]);
+  });
 });
 
 describe('configuration', () => {

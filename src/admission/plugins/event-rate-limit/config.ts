@@ -10,8 +10,7 @@ import { FieldError, FieldPath, aggregateMessages, fieldErrorString, fieldErrors
 import { configVersion, defineConfigKind, loadConfig, s, type ConfigSource } from '../../../config/versioned-config';
 
 /** kube's limit types, in the order kube declares them. */
-export const LIMIT_TYPES = ['Server', 'Namespace', 'User', 'SourceAndObject'] as const;
-export type LimitType = (typeof LIMIT_TYPES)[number];
+const LIMIT_TYPES = ['Server', 'Namespace', 'User', 'SourceAndObject'] as const;
 
 export interface Limit {
   /** One of LIMIT_TYPES once validated. */
@@ -56,7 +55,7 @@ export const eventRateLimitConfigKind = defineConfigKind<EventRateLimitConfigura
 });
 
 /** kube's ValidateConfiguration. */
-export function validateConfiguration(c: EventRateLimitConfiguration): FieldError[] {
+function validateConfiguration(c: EventRateLimitConfiguration): FieldError[] {
   const errs: FieldError[] = [];
   const limitsPath = FieldPath.root('limits');
   const limits = c.limits ?? [];

@@ -3,6 +3,7 @@
  * golang.org/x/time/rate): one bucket per key of a limit type, kept in an LRU of cacheSize (4096
  * when unset); the Server type has one bucket for everything.
  */
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Limit } from './config';
 
@@ -11,6 +12,14 @@ export type Clock = () => number;
 
 /** kube's default cache size of a limit type that does not set one. */
 export const DEFAULT_CACHE_SIZE = 4096;
+
+/**
+ * A SourceAndObject key is the client's own text, as long as an event body allows: past this many
+ * characters the LRU holds its SHA-256 instead, so a full cache pins kilobytes, not gigabytes.
+ */
+const MAX_HELD_KEY_LENGTH = 256;
+
+const heldKey = (key: string): string => (key.length > MAX_HELD_KEY_LENGTH ? createHash('sha256').update(key).digest('base64') : key);
 
 /**
  * x/time/rate's limiter, asked with AllowN(now, 1): it holds up to `burst` tokens, starts full,
@@ -60,13 +69,19 @@ export class LimitEnforcer {
 
   /** kube's accept: undefined when the key's bucket had a token, else kube's reason. */
   accept(key: string): string | undefined {
-    let bucket = this.single ?? this.buckets?.get(key);
-    if (!bucket) {
-      // A key seen for the first time, or evicted since: a full bucket.
-      bucket = this.newBucket();
-      this.buckets?.set(key, bucket);
-    }
+    const bucket = this.single ?? this.bucketOf(key);
     return bucket.tryAccept() ? undefined : `limit reached on type ${this.limit.type} for key ${key}`;
+  }
+
+  /** The key's bucket: a key seen for the first time, or evicted since, gets a full one. */
+  private bucketOf(key: string): TokenBucket {
+    const held = heldKey(key);
+    let bucket = this.buckets?.get(held);
+    if (!bucket) {
+      bucket = this.newBucket();
+      this.buckets?.set(held, bucket);
+    }
+    return bucket;
   }
 
   /** How many buckets the LRU holds (tests). */

@@ -1,29 +1,11 @@
 /** core/v1 Event: served because every kube client expects it (kubectl describe lists an object's events). */
-import { FieldError, KubeObject, fieldErrors } from '../../../api';
+import { KubeObject, validatePathSegmentName } from '../../../api';
 import { ageString } from '../../../api/duration';
-import { ResourceDefinition, allVerbs, baseStrategy } from '../../resource';
-
-interface ObjectReference {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
+import { ResourceDefinition, ResourceSettings, allVerbs, baseStrategy } from '../../resource';
+import { validateEventCreate, validateEventUpdate, type ObjectReference } from '../events/validation';
 
 const ref = (o: KubeObject): ObjectReference => (o.involvedObject as ObjectReference | undefined) ?? {};
 const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
-
-/** kube's legacy Event validation: the involved object lives in the event's namespace. */
-function validateEvent(o: KubeObject): FieldError[] {
-  const ns = ref(o).namespace;
-  if (ns && ns !== o.metadata.namespace) {
-    return [fieldErrors.invalid('involvedObject.namespace', ns, 'does not match event.namespace')];
-  }
-  return [];
-}
 
 /** kube's printer: the source as "component, host" (or the reporting controller). */
 function sourceCell(o: KubeObject): string {
@@ -38,11 +20,8 @@ function lastSeen(o: KubeObject, now: Date): string {
   return ageString(last, now);
 }
 
-export const events: ResourceDefinition = {
-  group: '',
-  version: 'v1',
-  // --event-ttl: each write gives the event this long (an etcd lease).
-  ttlSeconds: (settings) => settings.eventTtlSeconds,
+/** What both served versions of Event declare alike: events.k8s.io/v1 serves the same objects. */
+export const eventDeclaration = {
   resource: 'events',
   singularName: 'event',
   kind: 'Event',
@@ -52,14 +31,25 @@ export const events: ResourceDefinition = {
   categories: [],
   verbs: allVerbs,
   subresources: [],
+  returnDeletedObject: false,
+  // --event-ttl: each write gives the event this long (an etcd lease).
+  ttlSeconds: (settings: ResourceSettings) => settings.eventTtlSeconds,
+  fieldSelectorError: (label: string) => `field label not supported: ${label}`,
+} satisfies Partial<ResourceDefinition>;
+
+export const events: ResourceDefinition = {
+  ...eventDeclaration,
+  group: '',
+  version: 'v1',
   schemaName: 'io.k8s.api.core.v1.Event',
   protobufMessage: 'k8s.io.api.core.v1.Event',
-  nameValidation: 'subdomain',
-  returnDeletedObject: false,
+  // kube's legacy events are only checked by the generic path-segment rule (no ValidateObjectMeta).
+  nameValidation: validatePathSegmentName,
   strategy: {
     ...baseStrategy,
-    validate: (_ctx, o) => validateEvent(o),
-    validateUpdate: (_ctx, o) => validateEvent(o),
+    allowCreateOnUpdate: true,
+    validate: (_ctx, o) => validateEventCreate(o, 'v1'),
+    validateUpdate: (_ctx, o, old) => validateEventUpdate(o, old, 'v1'),
   },
   // kube's event field label conversion.
   selectableFields: {
@@ -72,10 +62,10 @@ export const events: ResourceDefinition = {
     'involvedObject.fieldPath': (o) => str(ref(o).fieldPath),
     reason: (o) => str(o.reason),
     reportingComponent: (o) => str(o.reportingComponent),
-    source: (o) => str((o.source as { component?: string } | undefined)?.component),
+    // kube: the source component, or the reporting controller when there is none.
+    source: (o) => str((o.source as { component?: string } | null | undefined)?.component) || str(o.reportingComponent),
     type: (o) => str(o.type),
   },
-  fieldSelectorError: (label) => `field label not supported: ${label}`,
   tableColumns: [
     { name: 'Last Seen', type: 'string', description: 'Time since the most recent occurrence.', cell: lastSeen },
     { name: 'Type', type: 'string', description: 'The type of the event (Normal, Warning).', cell: (o) => str(o.type) },

@@ -4,8 +4,8 @@
  * event written through either API is read, listed, watched, patched and deleted through both.
  */
 import type { KubeObject } from '../../../api';
-import { ResourceDefinition, allVerbs, baseStrategy } from '../../resource';
-import { events as coreEvents } from '../core/events';
+import { ResourceDefinition, baseStrategy } from '../../resource';
+import { eventDeclaration, events as coreEvents } from '../core/events';
 import { eventFromCore, eventToCore } from './conversion';
 import { validateEventCreate, validateEventUpdate } from './validation';
 
@@ -22,23 +22,13 @@ function coreOf(o: KubeObject): KubeObject {
 }
 
 export const eventsV1: ResourceDefinition = {
+  ...eventDeclaration,
   group: 'events.k8s.io',
   version: 'v1',
-  resource: 'events',
-  singularName: 'event',
-  kind: 'Event',
-  listKind: 'EventList',
-  namespaced: true,
-  shortNames: ['ev'],
-  categories: [],
-  verbs: allVerbs,
-  subresources: [],
   schemaName: 'io.k8s.api.events.v1.Event',
   protobufMessage: 'k8s.io.api.events.v1.Event',
+  // kube's strict validation of newer versions checks the name as a DNS subdomain (ValidateObjectMeta).
   nameValidation: 'subdomain',
-  returnDeletedObject: false,
-  // kube's event storage: the same --event-ttl lease on every write.
-  ttlSeconds: (settings) => settings.eventTtlSeconds,
   storedAs: { group: '', version: 'v1', resource: 'events', toStored: eventToCore, fromStored: eventFromCore },
   strategy: {
     ...baseStrategy,
@@ -59,7 +49,6 @@ export const eventsV1: ResourceDefinition = {
     reportingController: (o) => str(o.reportingController),
     type: (o) => str(o.type),
   },
-  fieldSelectorError: (label) => `field label not supported: ${label}`,
   // kube prints both versions with the one Event printer: core's columns over the core form.
   tableColumns: coreEvents.tableColumns?.map((c) => ({ ...c, cell: (o: KubeObject, now: Date) => c.cell(coreOf(o), now) })),
 };

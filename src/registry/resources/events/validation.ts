@@ -18,7 +18,8 @@ const ACTION_LENGTH_LIMIT = 128;
 const REASON_LENGTH_LIMIT = 128;
 const NOTE_LENGTH_LIMIT = 1024;
 
-interface Ref {
+/** core/v1 ObjectReference (an event's involvedObject and related). */
+export interface ObjectReference {
   kind?: string;
   namespace?: string;
   name?: string;
@@ -35,7 +36,7 @@ interface Series {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
-const ref = (v: unknown): Ref | undefined => (v && typeof v === 'object' ? (v as Ref) : undefined);
+const ref = (v: unknown): ObjectReference | undefined => (v && typeof v === 'object' ? (v as ObjectReference) : undefined);
 const source = (e: KubeObject): { component?: string; host?: string } => (e.source as { component?: string; host?: string } | null | undefined) ?? {};
 const series = (e: KubeObject): Series | undefined => (e.series && typeof e.series === 'object' ? (e.series as Series) : undefined);
 
@@ -71,12 +72,12 @@ function goTimeText(v: unknown): string {
 }
 
 /** Go's %#v of the internal core.ObjectReference. */
-function refText(r: Ref): string {
+function refText(r: ObjectReference): string {
   const q = (v: string | undefined): string => goQuote(v ?? '');
   return `core.ObjectReference{Kind:${q(r.kind)}, Namespace:${q(r.namespace)}, Name:${q(r.name)}, UID:${q(r.uid)}, APIVersion:${q(r.apiVersion)}, ResourceVersion:${q(r.resourceVersion)}, FieldPath:${q(r.fieldPath)}}`;
 }
 
-const refKey = (r: Ref | undefined): string =>
+const refKey = (r: ObjectReference | undefined): string =>
   r ? JSON.stringify([r.kind ?? '', r.namespace ?? '', r.name ?? '', r.uid ?? '', r.apiVersion ?? '', r.resourceVersion ?? '', r.fieldPath ?? '']) : 'nil';
 
 /** kube's legacyValidateEvent: what every event must satisfy, whichever API wrote it. */
