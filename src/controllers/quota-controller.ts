@@ -278,7 +278,7 @@ export class QuotaController {
    * kube's CalculateUsage: each evaluator measuring some of the hard names lists the namespace's
    * objects once and sums the usage of those meeting the quota's scopes (an object count meets
    * none, so a scoped quota reads 0 for it). Names of kube's always-registered evaluators whose
-   * kinds are not served here (services, PVCs, and pods until served) read 0, as kube's empty informer.
+   * kinds are not served here (services, PVCs) read 0, as kube's empty informer.
    */
   private async calculateUsage(quota: KubeObject, hardNames: string[]): Promise<ResourceList> {
     const namespace = quota.metadata.namespace ?? '';

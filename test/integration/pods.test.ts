@@ -182,6 +182,48 @@ spec:
     expect(raw.json()).toMatchObject({ kind: 'Pod', metadata: { name: 'two' } });
   });
 
+  test('create: matchLabelKeys become selector requirements; AppArmor annotations and fields are synced with kube\'s warning', async () => {
+    const ns = await fresh();
+    const yaml = `apiVersion: v1
+kind: Pod
+metadata:
+  name: skew
+  labels: {app: web, rev: r1}
+  annotations:
+    container.apparmor.security.beta.kubernetes.io/old: unconfined
+spec:
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - topologyKey: zone
+        labelSelector: {matchLabels: {app: web}}
+        matchLabelKeys: [rev]
+  containers:
+  - name: new
+    image: nginx
+    securityContext:
+      appArmorProfile: {type: RuntimeDefault}
+  - name: old
+    image: nginx
+`;
+    const r = await srv.kubectl(['-n', ns, 'create', '-f', '-'], { input: yaml });
+    expect(r.stdout).toBe('pod/skew created\n');
+    expect(r.stderr).toBe('Warning: metadata.annotations[container.apparmor.security.beta.kubernetes.io/old]: deprecated since v1.30; use the "appArmorProfile" field instead\n');
+    const pod = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/skew`)).json();
+    expect(pod.metadata.annotations).toEqual({
+      'container.apparmor.security.beta.kubernetes.io/new': 'runtime/default',
+      'container.apparmor.security.beta.kubernetes.io/old': 'unconfined',
+    });
+    expect(pod.spec.containers[1].securityContext).toEqual({ appArmorProfile: { type: 'Unconfined' } });
+    expect(pod.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector).toEqual({
+      matchLabels: { app: 'web' },
+      matchExpressions: [{ key: 'rev', operator: 'In', values: ['r1'] }],
+    });
+    // An annotation for no container is kube's 422.
+    const bad = await srv.kubectl(['-n', ns, 'create', '-f', '-'], { input: yaml.replace('name: skew', 'name: bad').replace('beta.kubernetes.io/old', 'beta.kubernetes.io/gone') });
+    expect(bad.stderr).toContain('metadata.annotations[container.apparmor.security.beta.kubernetes.io/gone]: Invalid value: "gone": container not found');
+  });
+
   test('discovery: pods, po, category all, the status subresource', async () => {
     const resources = (await srv.request('GET', '/api/v1')).json().resources as Array<Record<string, unknown>>;
     expect(resources.find((r) => r.name === 'pods')).toMatchObject({ kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ['all'], singularName: 'pod' });

@@ -118,7 +118,7 @@ describe('enforcement', () => {
 
   test('secrets are counted and the third create is refused with kube’s 403', async () => {
     expect((await srv.kubectl(['-n', 'qe', 'create', 'quota', 'q', '--hard=secrets=2,count/widgets.example.com=3,pods=4'])).code).toBe(0);
-    // pods cannot be counted here (no pods are served) and reads 0; unserved count/ names stay untracked.
+    // The namespace has no pods yet, so pods reads 0; a count/ name of an unserved resource stays untracked.
     await awaitUsed(srv, 'qe', 'q', { pods: '0', secrets: '0' });
     for (const name of ['s1', 's2']) {
       expect((await srv.kubectl(['-n', 'qe', 'create', 'secret', 'generic', name, '--from-literal=a=b'])).code).toBe(0);

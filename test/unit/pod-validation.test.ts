@@ -3,9 +3,8 @@
  * status a create gets (Pending, QoS class), validation messages with kube's field paths, the
  * frozen spec on update, the status subresource and the printer's columns.
  */
-import { KubeObject, RequestContext, cloneJson, fieldErrorString } from '../../src/api';
+import { KubeObject, RequestContext, cloneJson, computePodQOS, fieldErrorString } from '../../src/api';
 import { pods } from '../../src/registry/resources/core/pods';
-import { computePodQOS } from '../../src/registry/resources/core/pod-qos';
 import { imageTag } from '../../src/registry/resources/core/pod-defaults';
 import type { Pod } from '../../src/registry/resources/core/pod-types';
 
@@ -19,20 +18,22 @@ const podOf = (spec: Spec, meta: Record<string, unknown> = {}): Pod =>
   ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...meta }, spec: cloneJson(spec) }) as Pod;
 const basic = (extra: Spec = {}): Spec => ({ containers: [{ name: 'c', image: 'nginx:1.25' }], ...extra });
 
-/** The pod as a create leaves it (prepareForCreate), and the validation errors as kube prints them. */
+/** The pod as a create leaves it (the decoder's defaults, then prepareForCreate), and the validation errors as kube prints them. */
 function create(spec: Spec, meta: Record<string, unknown> = {}): { pod: Pod; errors: string[] } {
   const pod = podOf(spec, meta);
+  strategy.defaults?.(pod);
   strategy.prepareForCreate(ctx(), pod);
   return { pod, errors: strategy.validate(ctx(), pod).map(fieldErrorString) };
 }
 const errorsOf = (spec: Spec, meta?: Record<string, unknown>) => create(spec, meta).errors;
 
-/** An update of a created pod by `change` (prepareForUpdate, then validateUpdate). */
+/** An update of a created pod by `change` (the decoder's defaults, prepareForUpdate, then validateUpdate), as the store runs them. */
 function update(spec: Spec, change: (p: Pod) => void, strat = strategy): { pod: Pod; errors: string[] } {
   const old = create(spec).pod;
   strat.canonicalize(old);
   const next = cloneJson(old);
   change(next);
+  strategy.defaults?.(next);
   strat.prepareForUpdate(ctx(), next, old);
   return { pod: next, errors: strat.validateUpdate(ctx(), next, old).map(fieldErrorString) };
 }
@@ -78,6 +79,21 @@ describe('defaults on create', () => {
     const { pod } = create({ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '0.5', memory: '128Mi' }, requests: { cpu: '0.0001' } } }] });
     strategy.canonicalize(pod);
     expect(pod.spec?.containers?.[0]?.resources).toEqual({ limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '1m', memory: '128Mi' } });
+  });
+
+  test('the defaults hook alone (what a mutating webhook is sent) gives the decoded shape: defaults, canonical quantities, Go structs', () => {
+    const pod = podOf({
+      containers: [
+        { name: 'a', image: 'i' },
+        { name: 'b', image: 'i', resources: { limits: { cpu: '0.5' } } },
+      ],
+      volumes: [{ name: 'e', ephemeral: { volumeClaimTemplate: { spec: { resources: { requests: { storage: '1536Mi' } } } } } }],
+    });
+    Object.assign(pod, { status: { containerStatuses: [{ name: 'a', resources: { requests: { cpu: '0.25' } } }] } });
+    strategy.defaults?.(pod);
+    expect(pod.spec?.containers?.map((c) => c.resources)).toEqual([{}, { limits: { cpu: '500m' }, requests: { cpu: '500m' } }]);
+    expect(pod.spec?.volumes?.[0]?.ephemeral?.volumeClaimTemplate?.spec).toEqual({ volumeMode: 'Filesystem', resources: { requests: { storage: '1536Mi' } } });
+    expect(pod.status?.containerStatuses?.[0]).toEqual({ name: 'a', resources: { requests: { cpu: '250m' } }, state: {}, lastState: {} });
   });
 
   test('probes, volumes, hostNetwork ports and env field refs get their defaults', () => {
@@ -128,6 +144,12 @@ describe('defaults on create', () => {
     const { pod } = create({ ...basic(), hostUsers: false, resources: { limits: { cpu: '1' } } });
     expect(pod.spec?.hostUsers).toBeUndefined();
     expect(pod.spec?.resources).toBeUndefined();
+  });
+
+  test('procMount (ProcMountType off in 1.32) is forced to Default, so Unmasked is accepted as Default', () => {
+    const { pod, errors } = create({ containers: [{ name: 'c', image: 'i', securityContext: { procMount: 'Unmasked' } }, { name: 'd', image: 'i' }] });
+    expect(errors).toEqual([]);
+    expect(pod.spec?.containers?.map((c) => c.securityContext)).toEqual([{ procMount: 'Default' }, undefined]);
   });
 });
 
@@ -225,6 +247,12 @@ describe('validation on create', () => {
         'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or fully qualified',
         'spec.containers[0].resources.requests[memory]: Invalid value: "-1": must be greater than or equal to 0',
       ],
+    ],
+    [
+      // A standard name (a quota's hugepages name), but not one a container may use.
+      'requests.hugepages-<size> is standard but not for containers',
+      { containers: [{ name: 'a', image: 'i', resources: { requests: { 'requests.hugepages-2Mi': '2Mi' } } }] },
+      ['spec.containers[0].resources.requests[requests.hugepages-2Mi]: Invalid value: "requests.hugepages-2Mi": must be a standard resource for containers'],
     ],
     [
       'extended resources must be whole and limited equally',
@@ -373,6 +401,88 @@ describe('validation on create', () => {
   });
 });
 
+describe('what PrepareForCreate adds to the spec', () => {
+  const term = (extra: Spec) => ({ topologyKey: 'zone', labelSelector: { matchLabels: { app: 'web' } }, ...extra });
+
+  test('matchLabelKeys and mismatchLabelKeys become requirements on the pod’s own labels', () => {
+    const { pod, errors } = create(
+      basic({
+        affinity: {
+          podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ matchLabelKeys: ['rev', 'absent'] })] },
+          podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: term({ mismatchLabelKeys: ['tier'] }) }] },
+        },
+      }),
+      { labels: { app: 'web', rev: 'abc', tier: 'front' } },
+    );
+    expect(errors).toEqual([]);
+    const aff = pod.spec?.affinity as { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: Spec[] }; podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: Array<{ podAffinityTerm: Spec }> } };
+    expect(aff.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]?.labelSelector).toEqual({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'rev', operator: 'In', values: ['abc'] }] });
+    expect(aff.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]?.podAffinityTerm.labelSelector).toEqual({
+      matchLabels: { app: 'web' },
+      matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }],
+    });
+    // An update does not add them again.
+    expect(update(basic({ affinity: pod.spec?.affinity }), (p) => (p.spec!.activeDeadlineSeconds = 5)).errors).toEqual([]);
+  });
+
+  test('matchLabelKeys are validated as kube does', () => {
+    const path = 'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]';
+    const affinity = (t: Spec) => basic({ affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [t] } } });
+    expect(errorsOf(affinity({ topologyKey: 'zone', matchLabelKeys: ['app'] }), { labels: { app: 'web' } })).toEqual([`${path}.matchLabelKeys: Forbidden: must not be specified when labelSelector is not set`]);
+    expect(errorsOf(affinity(term({ matchLabelKeys: ['app', 'other'], mismatchLabelKeys: ['other', 'bad key!'] })), { labels: { app: 'web' } }).sort()).toEqual(
+      [
+        // kube's path for this one is the term's, indexed by the key's position.
+        `${path}[0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector`,
+        `${path}.matchLabelKeys[1]: Invalid value: "other": exists in both matchLabelKeys and mismatchLabelKeys`,
+        `${path}.mismatchLabelKeys[1]: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ].sort(),
+    );
+  });
+
+  test('AppArmor: a profile gets the deprecated annotation, an annotation gets the profile and a warning', () => {
+    const c = ctx();
+    const pod = podOf(
+      {
+        securityContext: { appArmorProfile: { type: 'RuntimeDefault' } },
+        containers: [
+          { name: 'a', image: 'i', securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'prof' } } },
+          { name: 'b', image: 'i' },
+          { name: 'c', image: 'i' },
+          { name: 'd', image: 'i' },
+        ],
+      },
+      { annotations: { 'container.apparmor.security.beta.kubernetes.io/c': 'unconfined', 'container.apparmor.security.beta.kubernetes.io/d': 'runtime/default' } },
+    );
+    strategy.defaults?.(pod);
+    strategy.prepareForCreate(c, pod);
+    expect(pod.metadata.annotations).toEqual({
+      'container.apparmor.security.beta.kubernetes.io/a': 'localhost/prof',
+      'container.apparmor.security.beta.kubernetes.io/b': 'runtime/default',
+      'container.apparmor.security.beta.kubernetes.io/c': 'unconfined',
+      'container.apparmor.security.beta.kubernetes.io/d': 'runtime/default',
+    });
+    // c's annotation differs from the pod's profile, so it becomes c's own; d's is the pod's already.
+    expect(pod.spec?.containers?.map((x) => x.securityContext?.appArmorProfile)).toEqual([{ type: 'Localhost', localhostProfile: 'prof' }, undefined, { type: 'Unconfined' }, undefined]);
+    expect(c.warnings).toEqual(['metadata.annotations[container.apparmor.security.beta.kubernetes.io/c]: deprecated since v1.30; use the "appArmorProfile" field instead']);
+    expect(strategy.validate(c, pod)).toEqual([]);
+  });
+
+  test('AppArmor annotations must name a container and a profile, and agree with the fields', () => {
+    const key = (n: string) => `container.apparmor.security.beta.kubernetes.io/${n}`;
+    expect(errorsOf(basic(), { annotations: { [key('nope')]: 'runtime/default', [key('c')]: 'bogus' } }).sort()).toEqual(
+      [
+        `metadata.annotations[${key('nope')}]: Invalid value: "nope": container not found`,
+        `metadata.annotations[${key('c')}]: Invalid value: "bogus": invalid AppArmor profile name: "bogus"`,
+      ].sort(),
+    );
+    const withProfile = { containers: [{ name: 'c', image: 'i', securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'p' } } }] };
+    expect(errorsOf(withProfile, { annotations: { [key('c')]: 'unconfined' } })).toEqual(['spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in annotation and field must match']);
+    expect(errorsOf(withProfile, { annotations: { [key('c')]: 'localhost/q' } })).toEqual([
+      'spec.containers[0].securityContext.appArmorProfile.localhostProfile: Forbidden: apparmor profile in annotation and field must match',
+    ]);
+  });
+});
+
 describe('updates', () => {
   const forbiddenPrefix =
     'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n';
@@ -441,6 +551,12 @@ describe('updates', () => {
         `metadata.conditions[0].Type: Invalid value: "bad type!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
       ].sort(),
     );
+  });
+
+  test('a status write cannot set deletionTimestamp (kube clears it; the stored one is put back by the store)', () => {
+    const { pod, errors } = update(basic(), (p) => (p.metadata.deletionTimestamp = '2024-05-01T10:00:00Z'), statusStrategy);
+    expect(errors).toEqual([]);
+    expect(pod.metadata.deletionTimestamp).toBeUndefined();
   });
 
   test('a terminated container of a Never pod may not run again', () => {

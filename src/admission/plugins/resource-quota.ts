@@ -14,7 +14,6 @@ import {
   ResourceList,
   ScopeMatchError,
   addLists,
-  cloneJson,
   errors,
   exceededNames,
   failureStatus,
@@ -27,7 +26,6 @@ import {
   prettyPrintList,
   prettyPrintNames,
   quotaEvaluatorFor,
-  quotaMatches,
   quotaScopeSelectors,
   quotaShape,
   removeZeros,
@@ -83,15 +81,17 @@ export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes, now: 
   const interesting: number[] = [];
   quotas.forEach((q, i) => {
     const name = q.metadata.name ?? '';
-    // MatchingScopes comes first in kube: a requirement it cannot evaluate fails the request as a plain error.
+    // kube's MatchingScopes, then Matches (which decides the same requirements again): a requirement
+    // that cannot be evaluated fails the request as a plain error.
+    let scoped = true;
     try {
-      for (const r of quotaScopeSelectors(q)) ev.matchesScope(r, obj);
+      for (const r of quotaScopeSelectors(q)) scoped = ev.matchesScope(r, obj) && scoped;
     } catch (e) {
       if (e instanceof ScopeMatchError) throw plainError(`error matching scopes of quota ${name}, err: ${e.message}`);
       throw e;
     }
-    if (!quotaMatches(ev, q, obj)) return;
     const restricted = ev.matchingResources(Object.keys(quotaShape(q).status?.hard ?? {}));
+    if (!scoped || !restricted.length) return;
     const unmet = ev.constraintsError(restricted, obj);
     if (unmet) throw forbidden(a, `failed quota: ${name}: ${unmet}`);
     if (!hasUsageStats(q, restricted)) throw forbidden(a, `status unknown for quota: ${name}, resources: ${prettyPrintNames(restricted)}`);
@@ -109,7 +109,8 @@ export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes, now: 
   delta = removeZeros(delta);
   if (!delta.size || !interesting.length) return quotas;
 
-  const out = quotas.map((q) => cloneJson(q));
+  // Only the charged quotas are copied (a new status each); the rest are the caller's own objects.
+  const out = [...quotas];
   for (const i of interesting) {
     const q = out[i] as KubeObject;
     const hard = hardOf(q);
@@ -125,7 +126,7 @@ export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes, now: 
         )}, limited: ${prettyPrintList(maskList(hard, exceeded))}`,
       );
     }
-    q.status = { ...(quotaShape(q).status ?? {}), used: fromResourceList(newUsage) };
+    out[i] = { ...q, status: { ...(quotaShape(q).status ?? {}), used: fromResourceList(newUsage) } };
   }
   return out;
 }
@@ -135,6 +136,8 @@ const defaultDeny = Symbol('DEFAULT DENY');
 
 interface Waiter {
   attrs: AdmissionAttributes;
+  /** The evaluator of the request's resource. */
+  ev: QuotaEvaluator;
   /** When the request arrived (the pod evaluator's clock for deletion grace periods). */
   now: Date;
   result: unknown; // undefined = allowed, defaultDeny, or the error to throw
@@ -148,7 +151,7 @@ class NamespaceWorkQueue {
 
   constructor(private readonly opts: ResourceQuotaAdmissionOptions) {}
 
-  evaluate(a: AdmissionAttributes, now: Date): Promise<void> {
+  evaluate(a: AdmissionAttributes, ev: QuotaEvaluator, now: Date): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiter.finish = () => undefined;
@@ -156,6 +159,7 @@ class NamespaceWorkQueue {
       }, this.opts.timeoutMs ?? 10_000);
       const waiter: Waiter = {
         attrs: a,
+        ev,
         now,
         result: defaultDeny,
         finish: () => {
@@ -211,7 +215,7 @@ class NamespaceWorkQueue {
     for (const w of waiters) {
       let next: KubeObject[];
       try {
-        next = checkRequest(quotas, w.attrs, w.now);
+        next = checkRequest(quotas, w.attrs, w.now, w.ev);
       } catch (e) {
         w.result = e;
         continue;
@@ -221,7 +225,8 @@ class NamespaceWorkQueue {
         w.result = undefined;
         continue;
       }
-      const charges = next.some((q, j) => !listsEqual(usedOf(quotas[j] as KubeObject), usedOf(q)));
+      // checkRequest hands back the same object for every quota it did not charge.
+      const charges = next.some((q, j) => q !== quotas[j] && !listsEqual(usedOf(quotas[j] as KubeObject), usedOf(q)));
       if (!charges) w.result = undefined;
       changed ||= charges;
       quotas = next;
@@ -232,7 +237,7 @@ class NamespaceWorkQueue {
     let lastErr: unknown;
     for (let j = 0; j < quotas.length; j++) {
       const q = quotas[j] as KubeObject;
-      if (listsEqual(usedOf(initial[j] as KubeObject), usedOf(q))) continue;
+      if (q === initial[j] || listsEqual(usedOf(initial[j] as KubeObject), usedOf(q))) continue;
       try {
         await this.opts.accessor.updateQuotaStatus(q);
       } catch (e) {
@@ -273,8 +278,9 @@ export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlu
       // kube's DefaultIgnoredResources (events, the virtual review resources) are never counted.
       if (isQuotaIgnoredResource(a.group, a.resource)) return;
       // Only writes the resource's evaluator handles can change usage: CREATE (and a pod's resize).
-      if (!quotaEvaluatorFor(a.group, a.resource).handles(a.operation, a.subresource)) return;
-      await evaluator.evaluate(a, ctx.now());
+      const ev = quotaEvaluatorFor(a.group, a.resource);
+      if (!ev.handles(a.operation, a.subresource)) return;
+      await evaluator.evaluate(a, ev, ctx.now());
     },
   };
 }

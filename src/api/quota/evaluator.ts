@@ -8,8 +8,8 @@ import type { KubeObject } from '../types';
 import { objectCountResourceNames } from '../resource-quota-names';
 import { Quantity } from '../quantity';
 import { ResourceList, addLists } from './resource-list';
-import { PodQuotaGates, PodShape, podConstraintsError, podMatchingResources, podUsage } from './pod-usage';
-import { ScopeMatchError, ScopeRequirement, podMatchesScope, quotaScopeSelectors, quotaShape } from './scopes';
+import { PodShape, podConstraintsError, podMatchingResources, podUsage } from './pod-usage';
+import { ScopeMatchError, ScopeRequirement, podMatchesScope, quotaScopeSelectors } from './scopes';
 
 export interface QuotaEvaluator {
   readonly group: string;
@@ -27,7 +27,7 @@ export interface QuotaEvaluator {
 }
 
 /** generic.NewObjectCountEvaluator: CREATE charges 1 to `count/<resource>[.<group>]` (and a legacy alias). */
-export function objectCountEvaluator(group: string, resource: string): QuotaEvaluator {
+function objectCountEvaluator(group: string, resource: string): QuotaEvaluator {
   const names = objectCountResourceNames(group, resource);
   return {
     group,
@@ -44,34 +44,21 @@ const asPod = (o: KubeObject) => o as unknown as PodShape;
 
 /**
  * kube's pod evaluator: CREATE of a pod, and UPDATE of its `resize` subresource (served only with
- * InPlacePodVerticalScaling, which changes what the pod requests).
+ * InPlacePodVerticalScaling, which changes what the pod requests). Stateless, so one serves all.
  */
-export function podEvaluator(gates: PodQuotaGates = {}): QuotaEvaluator {
-  return {
-    group: '',
-    resource: 'pods',
-    handles: (operation, subresource) => (subresource === '' ? operation === 'CREATE' : subresource === 'resize' && operation === 'UPDATE'),
-    matchingResources: podMatchingResources,
-    matchesScope: (r, obj) => podMatchesScope(r, asPod(obj), gates),
-    usage: (obj, now) => podUsage(asPod(obj), now, gates),
-    constraintsError: (required, obj) => podConstraintsError(required, asPod(obj), gates),
-  };
-}
+const podEvaluator: QuotaEvaluator = {
+  group: '',
+  resource: 'pods',
+  handles: (operation, subresource) => (subresource === '' ? operation === 'CREATE' : subresource === 'resize' && operation === 'UPDATE'),
+  matchingResources: podMatchingResources,
+  matchesScope: (r, obj) => podMatchesScope(r, asPod(obj)),
+  usage: (obj, now) => podUsage(asPod(obj), now),
+  constraintsError: (required, obj) => podConstraintsError(required, asPod(obj)),
+};
 
 /** The evaluator kube registers for a resource: the pod evaluator for core pods, else an object count. */
-export function quotaEvaluatorFor(group: string, resource: string, gates: PodQuotaGates = {}): QuotaEvaluator {
-  return !group && resource === 'pods' ? podEvaluator(gates) : objectCountEvaluator(group, resource);
-}
-
-/**
- * generic.Matches: the evaluator measures one of the quota's status.hard names and the object
- * meets every scope requirement. Throws ScopeMatchError.
- */
-export function quotaMatches(ev: QuotaEvaluator, quota: KubeObject, obj: KubeObject): boolean {
-  const hard = Object.keys(quotaShape(quota).status?.hard ?? {});
-  let scoped = true;
-  for (const r of quotaScopeSelectors(quota)) scoped = ev.matchesScope(r, obj) && scoped;
-  return ev.matchingResources(hard).length > 0 && scoped;
+export function quotaEvaluatorFor(group: string, resource: string): QuotaEvaluator {
+  return !group && resource === 'pods' ? podEvaluator : objectCountEvaluator(group, resource);
 }
 
 /**

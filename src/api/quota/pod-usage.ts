@@ -3,11 +3,12 @@
  * pkg/quota/v1/evaluator/core/pods.go, component-helpers resource.PodRequests/PodLimits, the QoS
  * helper): its object count always; while it is not terminal, `pods` and its compute requests and
  * limits (init containers counted as the max against the app containers' sum, overhead added).
- * The one home for these rules: ResourceQuota admission and the quota controller both call here.
+ * The one home for these rules: ResourceQuota admission and the quota controller both call here,
+ * and the pod registry takes a new pod's status.qosClass from computePodQOS.
  */
 import { compareGoStrings } from '../go-format';
 import { isQualifiedName } from '../labels';
-import { Quantity, parseQuantity } from '../quantity';
+import { Quantity, QuantityParseError, parseQuantity } from '../quantity';
 import { ResourceList, addInto, addLists, maxInto, toResourceList } from './resource-list';
 
 type QuantityMap = Record<string, string | number>;
@@ -39,7 +40,6 @@ export interface PodShape {
     containers?: ContainerShape[] | null;
     initContainers?: ContainerShape[] | null;
     overhead?: QuantityMap | null;
-    resources?: ResourceRequirementsShape | null;
     activeDeadlineSeconds?: number | null;
     priorityClassName?: string;
     affinity?: { podAffinity?: PodAffinityShape | null; podAntiAffinity?: PodAffinityShape | null } | null;
@@ -47,22 +47,10 @@ export interface PodShape {
   status?: {
     phase?: string;
     qosClass?: string;
-    resize?: string;
-    containerStatuses?: Array<{ name?: string; resources?: ResourceRequirementsShape | null }> | null;
   };
 }
 
-/**
- * The feature gates kube's pod evaluator consults, all off by default in v1.32 (alpha):
- * InPlacePodVerticalScaling (usage also from status.containerStatuses[].resources) and
- * PodLevelResources (spec.resources counts, and containers need not name cpu/memory).
- */
-export interface PodQuotaGates {
-  inPlacePodVerticalScaling?: boolean;
-  podLevelResources?: boolean;
-}
-
-export const podObjectCountName = 'count/pods';
+const podObjectCountName = 'count/pods';
 const requestsPrefix = 'requests.';
 const hugePagesPrefix = 'hugepages-';
 
@@ -126,31 +114,16 @@ export function isQuotaV1Pod(pod: PodShape, now: Date): boolean {
 const requestsOf = (c: ContainerShape) => toResourceList(c.resources?.requests);
 const limitsOf = (c: ContainerShape) => toResourceList(c.resources?.limits);
 
-/** kube's `max` of two lists: the larger quantity per name, names of either. */
-function maxLists(a: ResourceList, b: ResourceList): ResourceList {
-  const out: ResourceList = new Map(a);
-  maxInto(out, b);
-  return out;
-}
-
 /**
  * AggregateContainerRequests/Limits: app containers summed; each init container is the max
  * against that sum, restartable (sidecar) init containers adding to the sum and to every later
- * init container. With in-place resize, an app container counts the larger of spec and status
- * (only status when the resize is Infeasible).
+ * init container. The gates that change this (InPlacePodVerticalScaling: status resources count;
+ * PodLevelResources: spec.resources counts) are alpha and off in 1.32, and the pod registry drops
+ * their fields, so they are not modelled.
  */
-function aggregate(pod: PodShape, pick: (r: ResourceRequirementsShape) => QuantityMap | null | undefined, gates: PodQuotaGates): ResourceList {
+function aggregate(pod: PodShape, pick: (r: ResourceRequirementsShape) => QuantityMap | null | undefined): ResourceList {
   const total: ResourceList = new Map();
-  const statuses = new Map((pod.status?.containerStatuses ?? []).map((s) => [s.name, s]));
-  for (const c of pod.spec?.containers ?? []) {
-    let own = toResourceList(pick(c.resources ?? {}));
-    const st = gates.inPlacePodVerticalScaling ? statuses.get(c.name)?.resources : undefined;
-    if (st) {
-      const fromStatus = toResourceList(pick(st));
-      own = pod.status?.resize === 'Infeasible' ? fromStatus : maxLists(own, fromStatus);
-    }
-    addInto(total, own);
-  }
+  for (const c of pod.spec?.containers ?? []) addInto(total, toResourceList(pick(c.resources ?? {})));
   const sidecars: ResourceList = new Map();
   const init: ResourceList = new Map();
   for (const c of pod.spec?.initContainers ?? []) {
@@ -169,31 +142,16 @@ function aggregate(pod: PodShape, pick: (r: ResourceRequirementsShape) => Quanti
   return total;
 }
 
-const podLevelNames = ['cpu', 'memory'];
-const podLevel = (list: QuantityMap | null | undefined) => Object.keys(list ?? {}).some((n) => podLevelNames.includes(n));
-
-/** IsPodLevelResourcesSet: spec.resources names cpu or memory. */
-export function isPodLevelResourcesSet(pod: PodShape): boolean {
-  const r = pod.spec?.resources;
-  return podLevel(r?.requests) || podLevel(r?.limits);
-}
-
-/** resource.PodRequests: aggregated container requests, pod-level cpu/memory (gated), plus overhead. */
-export function podRequests(pod: PodShape, gates: PodQuotaGates = {}): ResourceList {
-  const reqs = aggregate(pod, (r) => r.requests, gates);
-  if (gates.podLevelResources && podLevel(pod.spec?.resources?.requests)) {
-    for (const [k, v] of toResourceList(pod.spec?.resources?.requests)) if (podLevelNames.includes(k)) reqs.set(k, v);
-  }
+/** resource.PodRequests: aggregated container requests plus overhead. */
+function podRequests(pod: PodShape): ResourceList {
+  const reqs = aggregate(pod, (r) => r.requests);
   addInto(reqs, toResourceList(pod.spec?.overhead));
   return reqs;
 }
 
 /** resource.PodLimits: as requests, but overhead is added only to names already limited (non-zero). */
-export function podLimits(pod: PodShape, gates: PodQuotaGates = {}): ResourceList {
-  const limits = aggregate(pod, (r) => r.limits, gates);
-  if (gates.podLevelResources && isPodLevelResourcesSet(pod)) {
-    for (const [k, v] of toResourceList(pod.spec?.resources?.limits)) if (podLevelNames.includes(k)) limits.set(k, v);
-  }
+function podLimits(pod: PodShape): ResourceList {
+  const limits = aggregate(pod, (r) => r.limits);
   for (const [k, v] of toResourceList(pod.spec?.overhead)) {
     const have = limits.get(k);
     if (have && !have.isZero()) limits.set(k, have.add(v));
@@ -206,7 +164,7 @@ export function podLimits(pod: PodShape, gates: PodQuotaGates = {}): ResourceLis
  * and `requests.` names, limits under `limits.`; hugepages requests under both names; extended
  * resources only as `requests.<name>`.
  */
-export function podComputeUsage(requests: ResourceList, limits: ResourceList): ResourceList {
+function podComputeUsage(requests: ResourceList, limits: ResourceList): ResourceList {
   const out: ResourceList = new Map([['pods', Quantity.of(1)]]);
   for (const name of ['cpu', 'memory', 'ephemeral-storage']) {
     const req = requests.get(name);
@@ -231,10 +189,10 @@ export function podComputeUsage(requests: ResourceList, limits: ResourceList): R
  * PodUsageFunc: `count/pods` = 1 for every pod in storage; the compute usage only while
  * isQuotaV1Pod (so `pods` counts pods not yet terminal while `count/pods` counts them all).
  */
-export function podUsage(pod: PodShape, now: Date, gates: PodQuotaGates = {}): ResourceList {
+export function podUsage(pod: PodShape, now: Date): ResourceList {
   const out: ResourceList = new Map([[podObjectCountName, Quantity.of(1)]]);
   if (!isQuotaV1Pod(pod, now)) return out;
-  return addLists(out, podComputeUsage(podRequests(pod, gates), podLimits(pod, gates)));
+  return addLists(out, podComputeUsage(podRequests(pod), podLimits(pod)));
 }
 
 /**
@@ -248,8 +206,7 @@ const constrainedNames = new Set(['cpu', 'memory', 'requests.cpu', 'requests.mem
  * the quota's `required` names need, else kube's reason, e.g. `must specify limits.cpu for: c1;
  * requests.cpu for: c1,c2` (names and containers sorted).
  */
-export function podConstraintsError(required: Iterable<string>, pod: PodShape, gates: PodQuotaGates = {}): string | undefined {
-  if (gates.podLevelResources && isPodLevelResourcesSet(pod)) return undefined;
+export function podConstraintsError(required: Iterable<string>, pod: PodShape): string | undefined {
   const needed = [...new Set(required)].filter((n) => constrainedNames.has(n));
   if (!needed.length) return undefined;
   const missing = new Map<string, Set<string>>();
@@ -275,43 +232,41 @@ export function isTerminatingPod(pod: PodShape): boolean {
   return typeof d === 'number' && d >= 0;
 }
 
-const qosNames = ['cpu', 'memory'];
+const qosNames = new Set(['cpu', 'memory']);
+
+/** The positive cpu and memory quantities of a list; a quantity that does not parse is validation's to report. */
+function positiveQoSQuantities(list: QuantityMap | null | undefined): ResourceList {
+  const out: ResourceList = new Map();
+  for (const [name, raw] of Object.entries(list ?? {})) {
+    if (!qosNames.has(name)) continue;
+    let q: Quantity;
+    try {
+      q = parseQuantity(raw);
+    } catch (e) {
+      if (e instanceof QuantityParseError) continue;
+      throw e;
+    }
+    if (q.sign() > 0) out.set(name, q);
+  }
+  return out;
+}
+
+export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 /**
- * qos.GetPodQOS: status.qosClass when set, else computed from the containers' (or, gated, the
- * pod's) positive cpu/memory requests and limits: none → BestEffort; limits on both for every
- * container, equal to the requests → Guaranteed; anything else → Burstable.
+ * qos.ComputePodQOS (PodLevelResources off): the positive cpu and memory requests and limits of
+ * the containers and init containers, summed. None → BestEffort; every container limiting both,
+ * with the summed requests equal to the summed limits → Guaranteed; anything else → Burstable.
  */
-export function podQOSClass(pod: PodShape, gates: PodQuotaGates = {}): string {
-  if (pod.status?.qosClass) return pod.status.qosClass;
+export function computePodQOS(pod: PodShape): QOSClass {
   const requests: ResourceList = new Map();
   const limits: ResourceList = new Map();
   let guaranteed = true;
-  const collect = (into: ResourceList, list: QuantityMap | null | undefined): Set<string> => {
-    const found = new Set<string>();
-    for (const [k, v] of Object.entries(list ?? {})) {
-      if (!qosNames.includes(k)) continue;
-      const q = parseQuantity(v);
-      if (q.sign() <= 0) continue;
-      found.add(k);
-      const have = into.get(k);
-      into.set(k, have ? have.add(q) : q);
-    }
-    return found;
-  };
-  const podRes = pod.spec?.resources;
-  if (gates.podLevelResources && podRes) {
-    collect(requests, podRes.requests);
-    if (Object.keys(podRes.limits ?? {}).length) {
-      const found = collect(limits, podRes.limits);
-      if (!qosNames.every((n) => found.has(n))) guaranteed = false;
-    }
-  } else {
-    for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
-      collect(requests, c.resources?.requests);
-      const found = collect(limits, c.resources?.limits);
-      if (!qosNames.every((n) => found.has(n))) guaranteed = false;
-    }
+  for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
+    addInto(requests, positiveQoSQuantities(c.resources?.requests));
+    const found = positiveQoSQuantities(c.resources?.limits);
+    addInto(limits, found);
+    if (found.size !== qosNames.size) guaranteed = false;
   }
   if (!requests.size && !limits.size) return 'BestEffort';
   if (guaranteed) {
@@ -326,8 +281,13 @@ export function podQOSClass(pod: PodShape, gates: PodQuotaGates = {}): string {
   return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
 }
 
-export function isBestEffortPod(pod: PodShape, gates: PodQuotaGates = {}): boolean {
-  return podQOSClass(pod, gates) === 'BestEffort';
+/** qos.GetPodQOS: the class status already carries (fixed at creation), else the computed one. */
+export function podQOSClass(pod: PodShape): string {
+  return pod.status?.qosClass || computePodQOS(pod);
+}
+
+export function isBestEffortPod(pod: PodShape): boolean {
+  return podQOSClass(pod) === 'BestEffort';
 }
 
 const crossNamespaceTerm = (t: PodAffinityTermShape | undefined) => !!t && ((t.namespaces?.length ?? 0) > 0 || (t.namespaceSelector !== undefined && t.namespaceSelector !== null));

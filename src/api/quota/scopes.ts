@@ -6,7 +6,7 @@
 import { aggregateMessages } from '../errors';
 import { labelSelectorRequirement, LabelSelector } from '../labels';
 import type { KubeObject } from '../types';
-import { PodQuotaGates, PodShape, isBestEffortPod, isTerminatingPod, usesCrossNamespacePodAffinity } from './pod-usage';
+import { PodShape, isBestEffortPod, isTerminatingPod, usesCrossNamespacePodAffinity } from './pod-usage';
 
 /** A ScopedResourceSelectorRequirement. */
 export interface ScopeRequirement {
@@ -37,7 +37,7 @@ export function quotaScopeSelectors(q: KubeObject): ScopeRequirement[] {
 export class ScopeMatchError extends Error {}
 
 /** Go's %v of the requirement struct: `{PriorityClass In [a b]}`. */
-export function scopeRequirementText(r: ScopeRequirement): string {
+function scopeRequirementText(r: ScopeRequirement): string {
   return `{${r.scopeName ?? ''} ${r.operator ?? ''} [${(r.values ?? []).join(' ')}]}`;
 }
 
@@ -64,16 +64,16 @@ function podMatchesSelector(pod: PodShape, r: ScopeRequirement): boolean {
  * (QoS), PriorityClass (Exists, or the selector over spec.priorityClassName),
  * CrossNamespacePodAffinity; an unknown scope never matches. Throws ScopeMatchError.
  */
-export function podMatchesScope(r: ScopeRequirement, pod: PodShape, gates: PodQuotaGates = {}): boolean {
+export function podMatchesScope(r: ScopeRequirement, pod: PodShape): boolean {
   switch (r.scopeName) {
     case 'Terminating':
       return isTerminatingPod(pod);
     case 'NotTerminating':
       return !isTerminatingPod(pod);
     case 'BestEffort':
-      return isBestEffortPod(pod, gates);
+      return isBestEffortPod(pod);
     case 'NotBestEffort':
-      return !isBestEffortPod(pod, gates);
+      return !isBestEffortPod(pod);
     case 'PriorityClass':
       // Existence needs no selector.
       if (r.operator === 'Exists') return !!pod.spec?.priorityClassName;

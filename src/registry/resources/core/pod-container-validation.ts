@@ -4,10 +4,11 @@
  * with kube's field paths and messages and 1.32's default gates (sidecar init containers on,
  * relaxed environment variable names on, zero-second sleep actions off).
  */
-import { FieldError, FieldPath, Quantity, QuantityParseError, fieldErrors, isConfigMapKey, isQualifiedName, parseQuantity } from '../../../api';
+import { FieldError, FieldPath, Quantity, QuantityParseError, fieldErrors, isConfigMapKey, isExtendedResourceName, isNativeResource, isQualifiedName, parseQuantity } from '../../../api';
 import { nameIsDNSSubdomain } from '../../../api/names';
 import type { Container, ContainerPort, EnvVar, IntOrString, LifecycleHandler, Probe, ProbeHandler, ResourceRequirements, SecurityContext, VolumeMount } from './pod-types';
 import { hasValue, isValidPortName, validateDNS1123Label } from './pod-names';
+import { isIntegerResourceName, isStandardResourceName } from './quota-validation';
 
 /** What each container's validation needs to know about the pod around it. */
 export interface ContainerContext {
@@ -269,28 +270,21 @@ function validateVolumeDevices(c: Container, ctx: ContainerContext, path: FieldP
   return errs;
 }
 
-const standardResourceNames = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory',
-  'limits.ephemeral-storage', 'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims',
-  'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
-]);
 const isHugePages = (n: string) => n.startsWith('hugepages-');
-const isNative = (n: string) => !n.includes('/') || n.includes('kubernetes.io/');
-const isExtended = (n: string) => !isNative(n) && !n.startsWith('requests.') && isQualifiedName(`requests.${n}`).length === 0;
-const integerResourceNames = new Set(['pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers']);
-const overcommitAllowed = (n: string) => isNative(n) && !isHugePages(n);
+/** helper.IsOvercommitAllowed. */
+const overcommitAllowed = (n: string) => isNativeResource(n) && !isHugePages(n);
 
 /** validateContainerResourceName: a qualified, standard or extended resource. */
 function validateContainerResourceName(name: string, path: FieldPath): FieldError[] {
   const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
   if (errs.length) return errs;
   const unprefixed = !name.includes('/');
-  if (unprefixed && !standardResourceNames.has(name) && !isHugePages(name)) {
+  if (unprefixed && !isStandardResourceName(name)) {
     return [fieldErrors.invalid(path, name, 'must be a standard resource type or fully qualified')];
   }
   if (unprefixed) {
     if (!['cpu', 'memory', 'ephemeral-storage'].includes(name) && !isHugePages(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource for containers')];
-  } else if (!isNative(name) && !isExtended(name)) {
+  } else if (!isNativeResource(name) && !isExtendedResourceName(name)) {
     return [fieldErrors.invalid(path, name, "doesn't follow extended resource name standard")];
   }
   return [];
@@ -309,7 +303,7 @@ function quantity(raw: string | number): Quantity | undefined {
 function validateQuantityValue(name: string, q: Quantity, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (q.sign() < 0) errs.push(fieldErrors.invalid(path, q.toString(), 'must be greater than or equal to 0'));
-  if ((integerResourceNames.has(name) || isExtended(name)) && q.milliValue() % 1000n !== 0n) {
+  if (isIntegerResourceName(name) && q.milliValue() % 1000n !== 0n) {
     errs.push({ type: 'FieldValueInvalid', field: String(path), badValueText: q.goStructString(), detail: 'must be an integer' });
   }
   return errs;

@@ -2,13 +2,18 @@
  * kube's defaulting of a core/v1 Pod (pkg/apis/core/v1 defaults.go and the generated
  * SetObjectDefaults_Pod), with 1.32's default feature gates: InPlacePodVerticalScaling,
  * PodLevelResources and ImageVolume are off, so their defaults are not applied.
- * kube defaults while decoding a request; here it runs in the strategy's prepare hooks, before
- * admission and validation see the object, so the result is the same.
+ * kube defaults while decoding a request; here the pod strategy's `defaults` hook runs it, which
+ * the store calls before mutating admission and again after a webhook's patch. Nothing of
+ * PrepareForCreate belongs here (status, dropped fields): that is the prepare hooks' work.
  */
 import { Quantity, QuantityParseError, parseQuantity } from '../../../api';
-import type { Container, HTTPGetAction, ObjectFieldSelector, Pod, Probe, ResourceList, Volume } from './pod-types';
+import { type Container, type HTTPGetAction, type ObjectFieldSelector, type Pod, type Probe, type ResourceList, type Volume, volumeSourceFields } from './pod-types';
 
-/** SetDefaults_ResourceList: values finer than a thousandth are rounded up to one (kube's RoundUp(-3)). */
+/**
+ * SetDefaults_ResourceList: values finer than a thousandth are rounded up to one (kube's
+ * RoundUp(-3)). Every value is written back in canonical form, as Go serialises a Quantity: this
+ * walk reaches every ResourceList of a pod, so it is also where pods get canonical quantities.
+ */
 function roundUpResourceList(list: ResourceList | undefined): void {
   if (!list) return;
   for (const [name, raw] of Object.entries(list)) {
@@ -16,11 +21,12 @@ function roundUpResourceList(list: ResourceList | undefined): void {
     try {
       q = parseQuantity(raw);
     } catch (e) {
-      if (e instanceof QuantityParseError) continue; // validation reports it
+      if (e instanceof QuantityParseError) continue; // left as written, for validation to report
       throw e;
     }
-    // Exact at milli scale: kept as written. Otherwise the milli value, rounded up, replaces it.
-    if (q.cmp(Quantity.fromMilli(q.milliValue())) !== 0) list[name] = Quantity.fromMilli(q.milliValue(), q.format).toString();
+    // Exact at milli scale: kept. Otherwise the milli value, rounded up, replaces it.
+    const rounded = q.cmp(Quantity.fromMilli(q.milliValue())) === 0 ? q : Quantity.fromMilli(q.milliValue(), q.format);
+    list[name] = rounded.toString();
   }
 }
 
@@ -79,18 +85,11 @@ function defaultContainer(c: Container): void {
   defaultHTTPGet(c.lifecycle?.preStop?.httpGet);
 }
 
-/** The volume sources kube's SetDefaults_Volume counts (every pointer field of VolumeSource). */
-export const volumeSourceNames = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi',
-  'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI',
-  'fc', 'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected',
-  'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
-] as const;
-
 type Obj = Record<string, unknown>;
 
 function defaultVolume(v: Volume): void {
-  if (!volumeSourceNames.some((s) => v[s] !== undefined && v[s] !== null)) v.emptyDir = {};
+  // SetDefaults_Volume: no source at all (every pointer of VolumeSource nil) is an emptyDir.
+  if (!volumeSourceFields.some((s) => v[s] !== undefined && v[s] !== null)) v.emptyDir = {};
   if (v.hostPath && v.hostPath.type === undefined) v.hostPath.type = '';
   if (v.secret && v.secret.defaultMode === undefined) v.secret.defaultMode = 0o644;
   if (v.configMap && v.configMap.defaultMode === undefined) v.configMap.defaultMode = 0o644;
@@ -125,8 +124,10 @@ function defaultVolume(v: Volume): void {
     if (!scaleIO.storageMode) scaleIO.storageMode = 'ThinProvisioned';
     if (!scaleIO.fsType) scaleIO.fsType = 'xfs';
   }
-  const claimSpec = v.ephemeral?.volumeClaimTemplate?.spec as { volumeMode?: string; resources?: { limits?: ResourceList; requests?: ResourceList } } | undefined;
-  if (claimSpec) {
+  // The template's spec is a Go struct, defaulted even when the client sent none.
+  const template = v.ephemeral?.volumeClaimTemplate;
+  if (template) {
+    const claimSpec = (template.spec ??= {}) as { volumeMode?: string; resources?: { limits?: ResourceList; requests?: ResourceList } };
     claimSpec.volumeMode ??= 'Filesystem';
     roundUpResourceList(claimSpec.resources?.limits);
     roundUpResourceList(claimSpec.resources?.requests);

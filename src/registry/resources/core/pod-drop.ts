@@ -3,8 +3,9 @@
  * are cleared on a write unless the stored pod already uses them. The gates: UserNamespacesSupport
  * (hostUsers), SupplementalGroupsPolicy, PodLevelResources (spec.resources),
  * DynamicResourceAllocation (resourceClaims, resources.claims), ClusterTrustBundleProjection,
- * InPlacePodVerticalScaling (resizePolicy), ImageVolume (image volumes and their mounts) and
- * SELinuxChangePolicy.
+ * InPlacePodVerticalScaling (resizePolicy), ImageVolume (image volumes and their mounts),
+ * SELinuxChangePolicy and ProcMountType (a container's procMount is forced to Default, not dropped:
+ * kube once wrote the field on every pod).
  */
 import type { Container, PodSpec } from './pod-types';
 
@@ -21,6 +22,10 @@ export function dropDisabledPodFields(spec: PodSpec, old: PodSpec | undefined): 
     for (const c of allContainers(spec)) if (c.resources) delete c.resources.claims;
   }
   if (!allContainers(old).some((c) => c.resizePolicy?.length)) for (const c of allContainers(spec)) delete c.resizePolicy;
+  const procMount = (c: Container) => c.securityContext?.procMount ?? undefined;
+  if (!allContainers(old).some((c) => procMount(c) !== undefined && procMount(c) !== 'Default')) {
+    for (const c of allContainers(spec)) if (c.securityContext && procMount(c) !== undefined) c.securityContext.procMount = 'Default';
+  }
   const usesTrustBundles = (s: PodSpec | undefined) => !!s?.volumes?.some((v) => v.projected?.sources?.some((p) => p.clusterTrustBundle));
   if (!usesTrustBundles(old)) {
     for (const v of spec.volumes ?? []) for (const p of v.projected?.sources ?? []) delete p.clusterTrustBundle;

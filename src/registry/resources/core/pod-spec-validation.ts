@@ -102,6 +102,39 @@ function nodeSelectorTermErrors(term: Obj | undefined, path: FieldPath): FieldEr
   return errs;
 }
 
+/**
+ * validateMatchLabelKeysAndMismatchLabelKeys: label names, only beside a selector; a matchLabelKeys
+ * key may not also be in the selector (checked after PrepareForCreate added its own requirement,
+ * so a key found twice is the user's); and no key in both lists.
+ */
+function labelKeysErrors(match: string[] | undefined, mismatch: string[] | undefined, selector: LabelSelectorJson | null | undefined, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [keys, field] of [
+    [match, 'matchLabelKeys'],
+    [mismatch, 'mismatchLabelKeys'],
+  ] as const) {
+    if (!keys?.length) continue;
+    if (!selector) errs.push(fieldErrors.forbidden(path.child(field), 'must not be specified when labelSelector is not set'));
+    else keys.forEach((k, i) => errs.push(...labelNameErrors(k, path.child(field).index(i))));
+  }
+  if (selector) {
+    const index = new Map((match ?? []).map((k, i) => [k, i]));
+    const seen = new Set(Object.keys(selector.matchLabels ?? {}));
+    for (const e of selector.matchExpressions ?? []) {
+      const key = e?.key ?? '';
+      const i = index.get(key);
+      // kube's path here is the term's index, not matchLabelKeys'.
+      if (i !== undefined && seen.has(key)) errs.push(fieldErrors.invalid(path.index(i), key, 'exists in both matchLabelKeys and labelSelector'));
+      seen.add(key);
+    }
+  }
+  const mismatched = new Set(mismatch ?? []);
+  (match ?? []).forEach((k, i) => {
+    if (mismatched.has(k)) errs.push(fieldErrors.invalid(path.child('matchLabelKeys').index(i), k, 'exists in both matchLabelKeys and mismatchLabelKeys'));
+  });
+  return errs;
+}
+
 function podAffinityTermErrors(term: Obj | undefined, path: FieldPath): FieldError[] {
   const t = term ?? {};
   const errs = [
@@ -109,6 +142,7 @@ function podAffinityTermErrors(term: Obj | undefined, path: FieldPath): FieldErr
     ...validateLabelSelector(t.namespaceSelector as LabelSelectorJson | undefined, {}, path.child('namespaceSelector')),
   ];
   for (const ns of (t.namespaces as string[] | undefined) ?? []) errs.push(...validateDNS1123Label(ns, path.child('namespace')));
+  errs.push(...labelKeysErrors(t.matchLabelKeys as string[] | undefined, t.mismatchLabelKeys as string[] | undefined, t.labelSelector as LabelSelectorJson | null | undefined, path));
   const topologyKey = typeof t.topologyKey === 'string' ? t.topologyKey : '';
   if (!topologyKey) errs.push(fieldErrors.required(path.child('topologyKey'), 'can not be empty'));
   errs.push(...labelNameErrors(topologyKey, path.child('topologyKey')));

@@ -169,6 +169,13 @@ export interface VolumeProjection {
   clusterTrustBundle?: Record<string, unknown>;
 }
 
+/** Every source field of a VolumeSource, in the order kube's validateVolumeSource looks at them. */
+export const volumeSourceFields = [
+  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi', 'glusterfs', 'flocker',
+  'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'quobyte', 'downwardAPI', 'fc', 'flexVolume', 'configMap', 'azureFile',
+  'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'storageos', 'projected', 'scaleIO', 'csi', 'ephemeral', 'image',
+] as const;
+
 /** A volume: its name and one source (each source is an object keyed by its field name). */
 export interface Volume {
   name?: string;

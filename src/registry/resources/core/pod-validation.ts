@@ -3,12 +3,12 @@
  * spec frozen but for kube's few mutable fields) and ValidatePodStatusUpdate, plus the create
  * warnings of kube's pod strategy. Object metadata is validated by the generic store.
  */
-import { FieldError, FieldPath, fieldErrors, isDNS1123Label, isQualifiedName, cloneJson } from '../../../api';
+import { FieldError, FieldPath, fieldErrors, goQuote, isDNS1123Label, isQualifiedName, cloneJson } from '../../../api';
 import { semanticEqual } from '../../../api/semantic-equal';
 import { nameIsDNSSubdomain } from '../../../api/names';
 import { imageWhitespaceErrors } from './pod-container-validation';
 import { statusIPErrors, validatePodSpec, validateTolerations } from './pod-spec-validation';
-import type { ContainerStatus, Pod, PodSpec, Toleration } from './pod-types';
+import type { Container, ContainerStatus, Pod, PodSpec, Toleration } from './pod-types';
 
 /** kube-apiserver's --allow-privileged defaults to false, and this server has no such flag. */
 const allowPrivileged = false;
@@ -31,7 +31,57 @@ function seccompAnnotationErrors(value: string, path: FieldPath): FieldError[] {
   return [fieldErrors.invalid(path, value, 'must be a valid seccomp profile')];
 }
 
-/** ValidatePodSpecificAnnotations (the tolerations and AppArmor annotations are not checked here). */
+/** ValidateAppArmorPodAnnotations: each annotation names a container of the pod and a known profile form. */
+function appArmorAnnotationErrors(annotations: Record<string, string>, spec: PodSpec, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = new Set([...(spec.initContainers ?? []), ...(spec.containers ?? []), ...(spec.ephemeralContainers ?? [])].map((c) => c.name ?? ''));
+  for (const [k, v] of Object.entries(annotations)) {
+    if (!k.startsWith(APPARMOR_PREFIX)) continue;
+    const container = k.slice(APPARMOR_PREFIX.length);
+    if (!names.has(container)) errs.push(fieldErrors.invalid(path.key(k), container, 'container not found'));
+    if (v && v !== 'runtime/default' && v !== 'unconfined' && !v.startsWith('localhost/')) errs.push(fieldErrors.invalid(path.key(k), v, `invalid AppArmor profile name: ${goQuote(v)}`));
+  }
+  return errs;
+}
+
+/** validateAppArmorAnnotationsAndFieldsMatchOnCreate: an annotation kept beside a profile must say the same. */
+function appArmorMismatchErrors(pod: Pod, specPath: FieldPath): FieldError[] {
+  const spec = pod.spec ?? {};
+  if (spec.os?.name === 'windows') return [];
+  const annotations = pod.metadata.annotations ?? {};
+  const podProfile = spec.securityContext?.appArmorProfile;
+  const errs: FieldError[] = [];
+  const visit = (containers: Container[] | undefined, field: string) =>
+    (containers ?? []).forEach((c, i) => {
+      const profile = c.securityContext?.appArmorProfile ?? podProfile;
+      const key = APPARMOR_PREFIX + (c.name ?? '');
+      if (!profile || !Object.hasOwn(annotations, key)) return;
+      const annotation = annotations[key] ?? '';
+      const p = specPath.child(field).index(i).child('securityContext').child('appArmorProfile');
+      const typeMismatch = () => errs.push(fieldErrors.forbidden(p.child('type'), 'apparmor type in annotation and field must match'));
+      switch (profile.type) {
+        case 'Unconfined':
+          if (annotation !== 'unconfined') typeMismatch();
+          break;
+        case 'RuntimeDefault':
+          if (annotation !== 'runtime/default') typeMismatch();
+          break;
+        case 'Localhost':
+          if (!annotation.startsWith('localhost/')) typeMismatch();
+          else if (annotation.slice('localhost/'.length) !== profile.localhostProfile) {
+            errs.push(fieldErrors.forbidden(p.child('localhostProfile'), 'apparmor profile in annotation and field must match'));
+          }
+          break;
+      }
+    });
+  // kube's VisitContainersWithPath order.
+  visit(spec.initContainers, 'initContainers');
+  visit(spec.containers, 'containers');
+  visit(spec.ephemeralContainers, 'ephemeralContainers');
+  return errs;
+}
+
+/** ValidatePodSpecificAnnotations (the tolerations annotation is not checked here). */
 function podAnnotationErrors(pod: Pod): FieldError[] {
   const annotations = pod.metadata.annotations ?? {};
   const path = FieldPath.root('metadata').child('annotations');
@@ -49,6 +99,7 @@ function podAnnotationErrors(pod: Pod): FieldError[] {
   for (const [k, v] of Object.entries(annotations)) {
     if (k.startsWith(SECCOMP_CONTAINER_PREFIX)) errs.push(...seccompAnnotationErrors(v, path.child(k)));
   }
+  errs.push(...appArmorAnnotationErrors(annotations, pod.spec ?? {}, path));
   return errs;
 }
 
@@ -79,6 +130,7 @@ export function validatePodCreate(pod: Pod): FieldError[] {
   if (pod.spec?.nodeName && pod.spec.schedulingGates?.length) {
     errs.push(fieldErrors.forbidden(specPath.child('nodeName'), 'cannot be set until all schedulingGates have been cleared'));
   }
+  errs.push(...appArmorMismatchErrors(pod, specPath));
   return errs;
 }
 

@@ -15,7 +15,7 @@ import {
   volumeFieldPaths,
 } from './pod-container-validation';
 import { hasValue, validateDNS1123Label } from './pod-names';
-import type { DownwardAPIVolumeFile, KeyToPath, Volume } from './pod-types';
+import { type DownwardAPIVolumeFile, type KeyToPath, type Volume, volumeSourceFields } from './pod-types';
 
 const fileModeError = 'must be a number between 0 and 0777 (octal), both inclusive';
 const badMode = (m: number | undefined) => m !== undefined && (m > 0o777 || m < 0);
@@ -222,13 +222,6 @@ function projectedErrors(src: Obj, path: FieldPath): FieldError[] {
   return errs;
 }
 
-/** The order kube's validateVolumeSource looks at the sources in: the first one set is the volume's. */
-const validationOrder = [
-  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi', 'glusterfs', 'flocker',
-  'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'quobyte', 'downwardAPI', 'fc', 'flexVolume', 'configMap', 'azureFile',
-  'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'storageos', 'projected', 'scaleIO', 'csi', 'ephemeral', 'image',
-] as const;
-
 export interface VolumesResult {
   /** Volume name → its source's field name, for the volumes that validated. */
   volumes: Map<string, string>;
@@ -245,7 +238,7 @@ export function validateVolumes(volumes: Volume[] | undefined, podName: string, 
     const name = vol.name ?? '';
     const el: FieldError[] = [];
     let first: string | undefined;
-    for (const kind of validationOrder) {
+    for (const kind of volumeSourceFields) {
       const src = vol[kind];
       if (!hasValue(src)) continue;
       if (first !== undefined) {

@@ -8,51 +8,24 @@
  * too; a bound one kube marks with a deletionTimestamp and leaves for its kubelet to remove, and
  * with no kubelet here it is removed at once instead.
  */
-import { KubeObject, QuantityParseError, cloneJson, timestamp } from '../../../api';
+import { KubeObject, cloneJson, podQOSClass, timestamp } from '../../../api';
 import { ResourceDefinition, Strategy, allVerbs, baseStrategy } from '../../resource';
-import { canonicalQuantities } from './quota-validation';
 import { defaultPod, fillGoStructValues } from './pod-defaults';
 import { dropDisabledPodFields } from './pod-drop';
-import { getPodQOS } from './pod-qos';
+import { mutatePodAffinity, syncAppArmor } from './pod-prepare';
 import { podTableColumns } from './pod-table';
-import type { Container, Pod, PodStatus, ResourceList } from './pod-types';
+import type { Pod, PodStatus } from './pod-types';
 import { podCreateWarnings, validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod-validation';
 
-/** Quantities are written back in kube's canonical form (Go re-serialises every Quantity). */
-function canonicalizeList(list: ResourceList | undefined): ResourceList | undefined {
-  try {
-    return canonicalQuantities(list);
-  } catch (e) {
-    // Left as written for validation to report (the decoder refuses most bad quantities first).
-    if (e instanceof QuantityParseError) return list;
-    throw e;
-  }
-}
-
-function canonicalizeContainer(c: Container): void {
-  if (!c.resources) return;
-  if (c.resources.limits) c.resources.limits = canonicalizeList(c.resources.limits);
-  if (c.resources.requests) c.resources.requests = canonicalizeList(c.resources.requests);
-}
-
-function canonicalize(obj: KubeObject): void {
-  const spec = (obj as Pod).spec;
-  if (!spec) return;
-  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...(spec.ephemeralContainers ?? [])]) canonicalizeContainer(c);
-  if (spec.overhead) spec.overhead = canonicalizeList(spec.overhead);
-  if (spec.resources?.limits) spec.resources.limits = canonicalizeList(spec.resources.limits);
-  if (spec.resources?.requests) spec.resources.requests = canonicalizeList(spec.resources.requests);
-}
-
 /**
- * What kube does to a pod between decoding and validation: defaults (applied at decode), the fields
- * of disabled features dropped, Go's always-present structs, canonical quantities.
+ * The pod as kube's decoder hands it on: defaults applied (quantities canonical), Go's
+ * always-present structs. The store runs this on every create and update before mutating
+ * admission, and again after a webhook's patch, so webhooks, validation and storage see that shape.
  */
-function normalize(pod: Pod, old: Pod | undefined): void {
+function decodedShape(obj: KubeObject): void {
+  const pod = obj as Pod;
   defaultPod(pod);
-  dropDisabledPodFields((pod.spec ??= {}), old?.spec);
   fillGoStructValues(pod);
-  canonicalize(pod);
 }
 
 /** kube's applySchedulingGatedCondition: a gated pod is created with PodScheduled False, SchedulingGated. */
@@ -77,16 +50,16 @@ const statusStrategy: Strategy = {
     const pod = obj as Pod;
     const prev = old as Pod;
     pod.spec = cloneJson(prev.spec ?? {});
+    // Not the status writer's either: BeforeUpdate puts back the stored one, if any.
+    delete pod.metadata.deletionTimestamp;
     // Owner references are not the status writer's (old kubelets corrupted them).
     if (prev.metadata.ownerReferences) pod.metadata.ownerReferences = cloneJson(prev.metadata.ownerReferences);
     else delete pod.metadata.ownerReferences;
     pod.status ??= {};
     // The QoS class is fixed at creation: a writer that drops it gets it back.
     if (!pod.status.qosClass && prev.status?.qosClass) pod.status.qosClass = prev.status.qosClass;
-    normalize(pod, prev);
   },
   validateUpdate: (_ctx, obj, old) => validatePodStatusUpdate(obj as Pod, old as Pod),
-  canonicalize,
 };
 
 export const pods: ResourceDefinition = {
@@ -110,25 +83,25 @@ export const pods: ResourceDefinition = {
   documentsDeletedObject: true,
   strategy: {
     ...baseStrategy,
-    // kube's decoder defaults, applied before mutating admission and after a webhook's patch too.
-    defaults: (obj) => defaultPod(obj as Pod),
+    defaults: decodedShape,
     prepareForCreate: (ctx, obj) => {
       const pod = obj as Pod;
-      normalize(pod, undefined);
+      dropDisabledPodFields((pod.spec ??= {}), undefined);
       // kube keeps only the phase and the QoS class (a client's own qosClass wins, as GetPodQOS reads it first).
-      const status: PodStatus = { phase: 'Pending', qosClass: getPodQOS(pod) };
+      const status: PodStatus = { phase: 'Pending', qosClass: podQOSClass(pod) };
       schedulingGatedCondition(pod, status, ctx.now());
       pod.status = status;
+      mutatePodAffinity(pod);
+      ctx.warnings.push(...syncAppArmor(pod));
     },
     prepareForUpdate: (_ctx, obj, old) => {
       const pod = obj as Pod;
       pod.status = cloneJson((old as Pod).status ?? {});
-      normalize(pod, old as Pod);
+      dropDisabledPodFields((pod.spec ??= {}), (old as Pod).spec);
     },
     validate: (_ctx, obj) => validatePodCreate(obj as Pod),
     validateUpdate: (_ctx, obj, old) => validatePodUpdate(obj as Pod, old as Pod),
     warningsOnCreate: (_ctx, obj) => podCreateWarnings(obj as Pod),
-    canonicalize,
   },
   // kube's pod field labels (ToSelectableFields); spec.host is the old name of spec.nodeName, and
   // status.podIPs is accepted but never set, so it reads as "".

@@ -49,6 +49,11 @@ export function isStandardQuotaResourceName(name: string): boolean {
   return standardQuotaNames.has(name) || isQuotaHugePages(name);
 }
 
+/** helper.IsStandardResourceName (any resource a quota or a container may name unprefixed). */
+export function isStandardResourceName(name: string): boolean {
+  return standardNames.has(name) || isQuotaHugePages(name);
+}
+
 /** helper.IsIntegerResourceName (so `count/…` names, being "extended", must be integers). */
 export function isIntegerResourceName(name: string): boolean {
   return integerSet.has(name) || isExtendedResourceName(name);
@@ -74,7 +79,7 @@ function isScopeValidForResource(scope: string, resource: string): boolean {
 function validateResourceName(name: string, path: FieldPath): FieldError[] {
   const errs = isQualifiedName(name).map((msg) => fieldErrors.invalid(path, name, msg));
   const unprefixed = !name.includes('/');
-  if (!errs.length && unprefixed && !standardNames.has(name) && !isQuotaHugePages(name)) {
+  if (!errs.length && unprefixed && !isStandardResourceName(name)) {
     errs.push(fieldErrors.invalid(path, name, 'must be a standard resource type or fully qualified'));
   }
   if (unprefixed && !isStandardQuotaResourceName(name)) errs.push(fieldErrors.invalid(path, name, 'must be a standard resource for quota'));
