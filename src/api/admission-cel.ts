@@ -23,7 +23,6 @@ import {
   CelEnvironment,
   CelEvaluationError,
   celAuthorizer,
-  celAuthorizerCheckKey,
   celInput,
   type CelAuthorizerCheck,
   type CelAuthorizerDecision,
@@ -36,7 +35,7 @@ export { CelCompileError } from './cel';
 export type { CelAuthorizerCheck as AdmissionAuthorizerCheck } from './cel';
 
 /** kube's RuntimeCELCostBudgetMatchConditions: all conditions of one webhook, per admission call. */
-export const MATCH_CONDITIONS_COST_BUDGET = 2_500_000;
+const MATCH_CONDITIONS_COST_BUDGET = 2_500_000;
 /** kube's message when the conditions of one webhook run out of that budget. */
 export const MATCH_CONDITIONS_OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
@@ -205,7 +204,4 @@ function aggregate(errors: string[]): string {
   const unique = [...new Set(errors)];
   return unique.length === 1 ? (unique[0] as string) : `[${unique.join(', ')}]`;
 }
-
-/** A key of an authorizer check, for callers caching decisions (the same key this file uses). */
-export const admissionAuthorizerCheckKey = celAuthorizerCheckKey;
 

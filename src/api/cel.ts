@@ -77,7 +77,7 @@ export interface CelObjectType {
 }
 
 /** cel-go's name of a declared type. */
-export function celTypeName(t: CelDeclType): string {
+function celTypeName(t: CelDeclType): string {
   if (typeof t === 'string') return t === 'timestamp' ? 'google.protobuf.Timestamp' : t;
   if ('list' in t) return `list(${celTypeName(t.list)})`;
   if ('map' in t) return `map(${celTypeName(t.map[0])}, ${celTypeName(t.map[1])})`;
@@ -108,16 +108,20 @@ function goTypeName(celJsName: string): string {
  * kube runs every expression with cel-go's runtime cost limit (celconfig.PerCallLimit, 1,000,000),
  * failing past it with `operation cancelled: actual cost limit exceeded`. cel-js counts no cost,
  * so it is counted here: every node cel-js evaluates costs one unit (its evaluator's `run`, which
- * every operator, call and comprehension step goes through, is wrapped once for the process), and
- * the functions of this file add what they traverse (a set comparison its elements, an
- * authorization check kube's 350,000). cel-go charges about one unit per step too, plus string
- * sizes for some functions, so the two limits stop the same runaway nesting at close to the same
- * size. Evaluations are synchronous, so one budget is active at a time.
+ * every operator, call and comprehension step goes through, is wrapped once for the process).
+ * An operation whose work grows with its operands costs what cel-go and kube's library charge for
+ * it instead of that unit: `in` a list its size, comparing or concatenating strings and lists a
+ * tenth of their size, string functions a tenth of the string, `matches` the string times the
+ * pattern, a set comparison its elements, an authorization check kube's 350,000 (OPERATION_COST,
+ * charged by the handlers compile() wraps, and the functions of this file). So a long claim or
+ * list in an object cannot make one step cost much more work than it is charged, and the two
+ * limits stop the same runaway nesting at close to the same size. Evaluations are synchronous, so
+ * one budget is active at a time.
  */
 export const CEL_PER_CALL_LIMIT = 1_000_000;
 export const CEL_COST_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
 /** kube's cost of one authorizer check (library/cost.go: two checks fit in one expression). */
-export const CEL_AUTHZ_CHECK_COST = 350_000;
+const CEL_AUTHZ_CHECK_COST = 350_000;
 
 class CostExceeded extends Error {}
 
@@ -125,6 +129,78 @@ let budget: { spent: number; limit: number } | undefined;
 
 function charge(units: number): void {
   if (budget && (budget.spent += units) > budget.limit) throw new CostExceeded(CEL_COST_EXCEEDED);
+}
+
+/** Charges an operation's cost, of which its node has paid one unit already. */
+function chargeOperation(units: number): void {
+  if (units > 1) charge(units - 1);
+}
+
+/** cel-go's actualSize: the length of a string, list or bytes, the size of a map, else 1. */
+function sizeOf(v: unknown): number {
+  if (typeof v === 'string' || Array.isArray(v) || v instanceof Uint8Array) return v.length;
+  if (v instanceof Map || v instanceof Set) return v.size;
+  return 1;
+}
+
+/** cel-go's StringTraversalCostFactor: a tenth of a unit per character or element, rounded up. */
+const traversal = (size: number): number => Math.ceil(size * 0.1);
+
+/** cel-go's cost of `matches`: the string's traversal times a quarter unit per pattern character. */
+const matchCost = (s: string, pattern: string): number => traversal(1 + s.length) * Math.ceil(pattern.length * 0.25);
+
+const compareCost = (l: unknown, r: unknown): number => traversal(Math.min(sizeOf(l), sizeOf(r)));
+
+/**
+ * The cost of cel-js's operators and functions whose work grows with their operands (cel-go's
+ * runtimecost.go, kube's library/cost.go), from their operands (`args`: a function's receiver
+ * first, as cel-go passes it) and result. cel-go charges `+` of lists one unit (its lists
+ * concatenate lazily); cel-js copies them, so they are charged as strings are. The functions this
+ * file registers charge themselves.
+ */
+const OPERATION_COST: Readonly<Record<string, (args: readonly unknown[], result: unknown) => number>> = {
+  in: ([, r]) => (Array.isArray(r) ? r.length : 1),
+  '==': ([l, r]) => compareCost(l, r),
+  '!=': ([l, r]) => compareCost(l, r),
+  '<': ([l, r]) => compareCost(l, r),
+  '<=': ([l, r]) => compareCost(l, r),
+  '>': ([l, r]) => compareCost(l, r),
+  '>=': ([l, r]) => compareCost(l, r),
+  '+': ([l, r]) => traversal(sizeOf(l) + sizeOf(r)),
+  contains: ([s, sub]) => traversal(sizeOf(s)) * traversal(sizeOf(sub)),
+  startsWith: ([s]) => traversal(sizeOf(s)),
+  endsWith: ([s]) => traversal(sizeOf(s)),
+  trim: ([s]) => traversal(sizeOf(s)),
+  split: ([s]) => traversal(2 * sizeOf(s)),
+  join: (_args, result) => traversal(2 * sizeOf(result)),
+};
+
+type Handle = (a: unknown, b: unknown, c: unknown, d: unknown) => unknown;
+
+/**
+ * Makes the operators and calls of a checked expression charge OPERATION_COST: cel-js's checker
+ * leaves each its handler on the node (`handle`: an operator's gets both operands, a call's the
+ * array of receiver and arguments), which is wrapped once here, at compile time.
+ */
+function chargeOperations(root: CheckedNode): void {
+  const wrapped = new Set<object>();
+  walk(root, (n) => {
+    const node = n as CheckedNode & { handle?: Handle };
+    const handle = node.handle;
+    if (typeof handle !== 'function' || wrapped.has(node)) return;
+    const isCall = n.op === 'call' || n.op === 'rcall';
+    const key = isCall ? String((n.args as unknown[])[0]) : n.op;
+    if (!Object.hasOwn(OPERATION_COST, key)) return;
+    const cost = OPERATION_COST[key] as (typeof OPERATION_COST)[string];
+    wrapped.add(node);
+    node.handle = isCall
+      ? (args, b, c, d) => {
+          const result = handle(args, b, c, d);
+          chargeOperation(cost(args as unknown[], result));
+          return result;
+        }
+      : (l, r, c, d) => (chargeOperation(cost([l, r], undefined)), handle(l, r, c, d));
+  });
 }
 
 /** Wraps cel-js's evaluator's `run` (its class is not exported: reached through a probe macro). */
@@ -139,12 +215,22 @@ function installCostCounting(): void {
   }));
   probe.evaluate('costProbe(1)');
   if (!evaluator) throw new Error('cel-js: the evaluator could not be reached to count cost');
-  const proto = Object.getPrototypeOf(evaluator) as { run: (ast: unknown, ctx: unknown) => unknown; costCounted?: boolean };
+  type Run = (ast: unknown, ctx: unknown) => unknown;
+  const proto = Object.getPrototypeOf(evaluator) as { run: Run; tryEval: Run; costCounted?: boolean };
   if (proto.costCounted) return;
   const run = proto.run;
   proto.run = function (this: unknown, ast: unknown, ctx: unknown) {
     if (budget && ++budget.spent > budget.limit) throw new CostExceeded(CEL_COST_EXCEEDED);
     return run.call(this, ast, ctx);
+  };
+  // `||`, `&&` and the quantifiers evaluate an operand with tryEval, which hands an error back as a
+  // value they may absorb; running out of budget cancels the evaluation instead, as in cel-go (else
+  // a loop over a long list would go on to its end, every step failing).
+  const tryEval = proto.tryEval;
+  proto.tryEval = function (this: unknown, ast: unknown, ctx: unknown) {
+    const result = tryEval.call(this, ast, ctx);
+    if (result instanceof CostExceeded) throw result;
+    return result;
   };
   proto.costCounted = true;
 }
@@ -161,16 +247,18 @@ export type CelInput = { readonly [celInputBrand]: true };
 /**
  * Converts a JSON value (claims, an object, a request) for CEL: objects as Maps (no prototype
  * keys can be reached), integral numbers as int (kube decodes JSON with util/json, which gives
- * int64 for integral numbers), other numbers as double.
+ * int64 for integral numbers that fit one), other numbers as double.
  */
 export function celInput(value: unknown): CelInput {
   return toCelInput(value) as CelInput;
 }
 
+const INT64_LIMIT = 2 ** 63;
+
 function toCelInput(root: unknown): unknown {
   // Iterative: a deeply nested object is not a reason to overflow the stack.
   const convert = (v: unknown): unknown => {
-    if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+    if (typeof v === 'number' && Number.isInteger(v) && v >= -INT64_LIMIT && v < INT64_LIMIT) return BigInt(v);
     return v;
   };
   if (root === null || typeof root !== 'object') return convert(root);
@@ -356,7 +444,14 @@ function walk(root: CheckedNode, visit: (n: CheckedNode) => void): void {
 }
 
 /** Functions this file implements in place of cel-js's (renamed in the parsed expression). */
-const OVERRIDES: Record<string, string> = { matches: 'k8sMatches', lowerAscii: 'k8sLowerAscii', upperAscii: 'k8sUpperAscii' };
+const OVERRIDES: Record<string, string> = {
+  matches: 'k8sMatches',
+  lowerAscii: 'k8sLowerAscii',
+  upperAscii: 'k8sUpperAscii',
+  substring: 'k8sSubstring',
+  indexOf: 'k8sIndexOf',
+  lastIndexOf: 'k8sLastIndexOf',
+};
 const OVERRIDDEN = new Map(Object.entries(OVERRIDES).map(([k, v]) => [v, k]));
 const publicName = (fn: string): string => OVERRIDDEN.get(fn) ?? fn;
 
@@ -432,9 +527,11 @@ function checkHomogeneous(root: CheckedNode, aliases: ReadonlyMap<string, string
 }
 
 /** cel-go's wording of a cel-js type error at `node`. */
-function goCheckMessage(e: CelJsError, node: CheckedNode | undefined, aliases: ReadonlyMap<string, string>): string {
+function goCheckMessage(e: CelJsError, node: CheckedNode | undefined, aliases: ReadonlyMap<string, string>, declared: ReadonlySet<string>): string {
   const summary = e.summary ?? e.message;
   const args = node?.args as unknown[] | undefined;
+  // A function of no overload at all is one cel-go's checker does not know.
+  if ((node?.op === 'call' || node?.op === 'rcall') && args && !declared.has(String(args[0]))) return undeclaredFunction(String(args[0]));
   switch (e.code) {
     case 'unknown_variable':
       return `undeclared reference to '${/Unknown variable: (.*)/.exec(summary)?.[1] ?? ''}' (in container '')`;
@@ -463,6 +560,11 @@ function goCheckMessage(e: CelJsError, node: CheckedNode | undefined, aliases: R
   }
   return summary;
 }
+
+const undeclaredFunction = (fn: string): string => `undeclared reference to '${publicName(fn)}' (in container '')`;
+
+/** Functions of cel-js's kube has none of (on bytes): refused as cel-go refuses an unknown name. */
+const CEL_JS_ONLY_FUNCTIONS = new Set(['json', 'hex', 'base64', 'at']);
 
 /** cel-go's wording of an evaluation error (what follows kube's `resulted in error: `). */
 function goEvalMessage(e: unknown): string {
@@ -520,38 +622,109 @@ function compareScalars(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/**
+ * Compiled patterns, for those short enough to be an expression's own (a pattern taken from the
+ * input may be long; it is compiled each time, and charged for by `matches`).
+ */
 const re2Cache = new Map<string, RE2JS>();
+const RE2_CACHED_PATTERN_LENGTH = 1024;
+
+/** A pattern compiled as Go's regexp (RE2), failing with Go's `error parsing regexp: …`. */
 function re2(pattern: string): RE2JS {
   let re = re2Cache.get(pattern);
   if (!re) {
     try {
       re = RE2JS.compile(pattern);
     } catch (e) {
-      throw new Error(`error parsing regexp: ${e instanceof Error ? e.message : String(e)}`);
+      const message = e instanceof Error ? e.message : String(e);
+      throw new Error(message.startsWith('error parsing regexp: ') ? message : `error parsing regexp: ${message}`);
     }
+    if (pattern.length > RE2_CACHED_PATTERN_LENGTH) return re;
     if (re2Cache.size >= 256) re2Cache.clear();
     re2Cache.set(pattern, re);
   }
   return re;
 }
 
-/** Go's strconv.Quote as cel-go's strings.quote writes it. */
-function goQuote(s: string): string {
+/**
+ * cel-go's strings.quote: in double quotes, with backslash escapes for the quote, the backslash and
+ * \a \b \f \n \r \t \v only (not Go's strconv.Quote: other control characters stay as they are),
+ * a lone surrogate (invalid UTF-8 in Go) replaced by U+FFFD.
+ */
+function celQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\x07') out += '\\a';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (ch === '\v') out += '\\v';
-    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
+    const esc = CEL_QUOTE_ESCAPES[ch];
+    if (esc) out += esc;
+    else if (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff') out += '\ufffd';
     else out += ch;
   }
   return out + '"';
+}
+const CEL_QUOTE_ESCAPES: Readonly<Record<string, string>> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '\\': '\\\\',
+  '"': '\\"',
+};
+
+/**
+ * cel-go's replace (Go's strings.Replace): at most `n` replacements, all when `n` is negative; an
+ * empty `a` matches before every code point and at the end. The string it would make is charged
+ * before it is made (a long `b` for each of many matches).
+ */
+function replace(s: string, a: string, b: string, n: bigint): string {
+  chargeOperation(traversal(2 * s.length));
+  const parts = a === '' ? ['', ...s, ''] : s.split(a);
+  const matches = parts.length - 1;
+  const k = n < 0n || n >= BigInt(matches) ? matches : Number(n);
+  charge(traversal(s.length + k * (b.length - a.length)));
+  return k === matches ? parts.join(b) : parts.slice(0, k + 1).join(b) + a + parts.slice(k + 1).join(a);
+}
+
+/** cel-go's substring: code points, and its errors for a range outside the string. */
+function substring(s: string, start: bigint, end?: bigint): string {
+  chargeOperation(traversal(s.length));
+  const chars = [...s];
+  const size = BigInt(chars.length);
+  if (end !== undefined && start > end) throw new Error(`invalid substring range. start: ${start}, end: ${end}`);
+  if (start < 0n || start > size) throw new Error(`index out of range: ${start}`);
+  if (end !== undefined && (end < 0n || end > size)) throw new Error(`index out of range: ${end}`);
+  return chars.slice(Number(start), end === undefined ? undefined : Number(end)).join('');
+}
+
+/** The code point index of code unit `at` of `s`. */
+const codePointIndex = (s: string, at: number): bigint => BigInt([...s.slice(0, at)].length);
+
+/** cel-go's indexOf: code points; an offset past the end finds nothing, a negative one is an error. */
+function indexOfString(s: string, sub: string, offset: bigint): bigint {
+  chargeOperation(traversal(s.length));
+  if (sub === '') return offset;
+  if (offset < 0n) throw new Error(`index out of range: ${offset}`);
+  const chars = [...s];
+  if (offset >= BigInt(chars.length)) return -1n;
+  const at = s.indexOf(sub, chars.slice(0, Number(offset)).join('').length);
+  return at < 0 ? -1n : codePointIndex(s, at);
+}
+
+/** cel-go's lastIndexOf: the last match starting at or before `offset` (default the last code point). */
+function lastIndexOfString(s: string, sub: string, offset?: bigint): bigint {
+  chargeOperation(traversal(s.length));
+  const chars = [...s];
+  if (offset === undefined) {
+    if (sub === '') return BigInt(chars.length);
+    offset = BigInt(chars.length - 1);
+  }
+  if (sub === '') return offset;
+  if (offset < 0n) throw new Error(`index out of range: ${offset}`);
+  if (offset >= BigInt(chars.length)) return -1n;
+  const at = s.lastIndexOf(sub, chars.slice(0, Number(offset)).join('').length);
+  return at < 0 ? -1n : codePointIndex(s, at);
 }
 
 /** cel-go's string.format (strings extension v1+): %s %d %f %e %x %X %o %b %%, with precision. */
@@ -610,7 +783,7 @@ function formatString(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return v;
   if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : String(v);
+  if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `[${v.map(formatString).join(', ')}]`;
   if (v instanceof Map) return `{${[...v.entries()].map(([k, x]) => `${formatString(k)}:${formatString(x)}`).join(', ')}}`;
   return String(v);
@@ -634,28 +807,35 @@ class StringsNamespace {}
 class SetsNamespace {}
 
 function registerBaseLibrary(env: Environment): void {
-  // Overrides of cel-js's own (see OVERRIDES): RE2, and ASCII-only case mapping as cel-go's.
-  env.registerFunction('string.k8sMatches(string): bool', (s: string, p: string) => re2(p).test(s));
-  env.registerFunction('k8sMatches(string, string): bool', (s: string, p: string) => re2(p).test(s));
-  env.registerFunction('string.k8sLowerAscii(): string', asciiLower);
-  env.registerFunction('string.k8sUpperAscii(): string', asciiUpper);
+  // Overrides of cel-js's own (see OVERRIDES): RE2, ASCII-only case mapping as cel-go's, and
+  // substring and indexOf over code points with cel-go's range errors.
+  const matches = (s: string, p: string): boolean => (chargeOperation(matchCost(s, p)), re2(p).test(s));
+  env.registerFunction('string.k8sMatches(string): bool', matches);
+  env.registerFunction('k8sMatches(string, string): bool', matches);
+  env.registerFunction('string.k8sLowerAscii(): string', (s: string) => (chargeOperation(traversal(s.length)), asciiLower(s)));
+  env.registerFunction('string.k8sUpperAscii(): string', (s: string) => (chargeOperation(traversal(s.length)), asciiUpper(s)));
+  env.registerFunction('string.k8sSubstring(int): string', (s: string, start: bigint) => substring(s, start));
+  env.registerFunction('string.k8sSubstring(int, int): string', substring);
+  env.registerFunction('string.k8sIndexOf(string): int', (s: string, sub: string) => indexOfString(s, sub, 0n));
+  env.registerFunction('string.k8sIndexOf(string, int): int', indexOfString);
+  env.registerFunction('string.k8sLastIndexOf(string): int', (s: string, sub: string) => lastIndexOfString(s, sub));
+  env.registerFunction('string.k8sLastIndexOf(string, int): int', lastIndexOfString);
   // The strings extension (version 2) beyond what cel-js has.
   env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
     const chars = [...s];
     if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
     return chars[Number(i)] ?? '';
   });
-  env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => (charge(Math.ceil(s.length * 0.2)), s.split(a).join(b)));
-  env.registerFunction('string.replace(string, string, int): string', (s: string, a: string, b: string, n: bigint) => {
-    charge(Math.ceil(s.length * 0.2));
-    if (n < 0n) return s.split(a).join(b);
-    const parts = s.split(a);
-    const k = Number(n);
-    return parts.length <= k + 1 ? parts.join(b) : parts.slice(0, k + 1).join(b) + a + parts.slice(k + 1).join(a);
+  env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => replace(s, a, b, -1n));
+  env.registerFunction('string.replace(string, string, int): string', replace);
+  env.registerFunction('string.format(list): string', (s: string, args: unknown[]) => {
+    // cel-go charges the template; the text of a long list argument is charged too.
+    const out = celFormat(s, args);
+    chargeOperation(traversal(s.length + out.length));
+    return out;
   });
-  env.registerFunction('string.format(list): string', (s: string, args: unknown[]) => celFormat(s, args));
   env.registerType('kubernetes.StringsNamespace', StringsNamespace).registerConstant('strings', 'kubernetes.StringsNamespace', new StringsNamespace());
-  env.registerFunction('kubernetes.StringsNamespace.quote(string): string', (_: unknown, s: string) => goQuote(s));
+  env.registerFunction('kubernetes.StringsNamespace.quote(string): string', (_: unknown, s: string) => (chargeOperation(traversal(s.length)), celQuote(s)));
   // kube's lists library.
   env.registerFunction('list<A>.isSorted(): bool', (l: unknown[]) => {
     charge(l.length);
@@ -671,12 +851,12 @@ function registerBaseLibrary(env: Environment): void {
   for (const fn of ['min', 'max'] as const) {
     env.registerFunction(`list<A>.${fn}(): A`, (l: unknown[]) => {
       charge(l.length);
-      if (l.length === 0) throw new Error(`${fn}(list) argument must not be empty`);
+      if (l.length === 0) throw new Error(`${fn} called on empty list`);
       return l.reduce((a, b) => ((fn === 'min' ? compareScalars(b, a) < 0 : compareScalars(b, a) > 0) ? b : a));
     });
   }
-  env.registerFunction('list<A>.indexOf(A): int', (l: unknown[], x: unknown) => (charge(l.length), BigInt(l.findIndex((y) => celEquals(x, y)))));
-  env.registerFunction('list<A>.lastIndexOf(A): int', (l: unknown[], x: unknown) => {
+  env.registerFunction('list<A>.k8sIndexOf(A): int', (l: unknown[], x: unknown) => (charge(l.length), BigInt(l.findIndex((y) => celEquals(x, y)))));
+  env.registerFunction('list<A>.k8sLastIndexOf(A): int', (l: unknown[], x: unknown) => {
     charge(l.length);
     for (let i = l.length - 1; i >= 0; i--) if (celEquals(x, l[i])) return BigInt(i);
     return -1n;
@@ -717,7 +897,7 @@ export interface CelAuthorizerDecision {
 }
 
 /** A stable key of a check (its answers are looked up by it). */
-export function celAuthorizerCheckKey(c: CelAuthorizerCheck): string {
+function celAuthorizerCheckKey(c: CelAuthorizerCheck): string {
   return JSON.stringify([c.path ?? null, c.group, c.resource, c.subresource, c.namespace, c.name, c.verb, c.fieldSelector ?? '', c.labelSelector ?? '', c.serviceAccount ?? null]);
 }
 
@@ -934,6 +1114,8 @@ export class CelEnvironment {
   /** cel-go names printed for this environment's `any` types (`map(string, dyn)` → `map(string, any)`). */
   private readonly aliases = new Map<string, string>();
   private readonly variables: string[];
+  /** The names of the functions and macros declared (cel-go's checker knows no others). */
+  private readonly functions: ReadonlySet<string>;
 
   constructor(readonly spec: CelEnvironmentSpec) {
     // Literals are checked for kube's HomogeneousAggregateLiterals here (checkHomogeneous): cel-js's
@@ -968,6 +1150,7 @@ export class CelEnvironment {
       env.registerVariable(name, celJsTypeName(t));
     }
     this.variables = [...Object.keys(spec.variables), ...(spec.authorizer ? ['authorizer'] : [])];
+    this.functions = new Set(env.getDefinitions().functions.map((f) => f.name).filter((n) => !CEL_JS_ONLY_FUNCTIONS.has(n)));
     this.env = env;
   }
 
@@ -990,23 +1173,31 @@ export class CelEnvironment {
     }
     const root = parsed.ast as unknown as CheckedNode;
     const selections = new Set<string>();
+    let undeclared: CheckedNode | undefined;
     walk(root, (n) => {
       const args = n.args as unknown[];
-      if ((n.op === 'rcall' || n.op === 'call') && typeof args[0] === 'string' && OVERRIDES[args[0]]) {
+      const fn = n.op === 'rcall' || n.op === 'call' ? args[0] : undefined;
+      if (typeof fn === 'string') {
         // A function this file implements in place of cel-js's (see OVERRIDES).
-        (args as unknown[])[0] = OVERRIDES[args[0]];
+        if (Object.hasOwn(OVERRIDES, fn)) args[0] = OVERRIDES[fn];
+        if (CEL_JS_ONLY_FUNCTIONS.has(fn)) undeclared ??= n;
       }
       if (n.op === '.' && (args[0] as CheckedNode).op === 'id') selections.add(`${(args[0] as CheckedNode).args as string}.${String(args[1])}`);
     });
+    if (undeclared) {
+      const message = undeclaredFunction(String((undeclared.args as unknown[])[0]));
+      throw new CelCompileError(`compilation failed: ${issueText(expression, goOffset(expression, undeclared), message)}`);
+    }
     const checked = parsed.check();
     if (!checked.valid) {
       const err = checked.error as unknown as CelJsError;
       const node = err.node ?? findNode(root, err.range);
       const offset = node ? goOffset(expression, node) : (err.range?.start ?? 0);
-      throw new CelCompileError(`compilation failed: ${issueText(expression, offset, goCheckMessage(err, node, this.aliases))}`);
+      throw new CelCompileError(`compilation failed: ${issueText(expression, offset, goCheckMessage(err, node, this.aliases, this.functions))}`);
     }
     const mismatch = checkHomogeneous(root, this.aliases);
     if (mismatch) throw new CelCompileError(`compilation failed: ${issueText(expression, goOffset(expression, mismatch.at), mismatch.message)}`);
+    chargeOperations(root);
     const outputType = typeOf(root, this.aliases);
     const wanted = opts.resultTypes;
     if (wanted && !wanted.includes(outputType)) {
@@ -1025,7 +1216,7 @@ export class CelEnvironment {
 export type CelVariable = 'claims' | 'user' | 'request';
 
 /** kube's authentication `user` (buildUserType). */
-export const USER_INFO_TYPE: CelObjectType = {
+const USER_INFO_TYPE: CelObjectType = {
   object: 'kubernetes.UserInfo',
   fields: { username: 'string', uid: 'string', groups: { list: 'string' }, extra: { map: ['string', { list: 'string' }] } },
 };
@@ -1034,7 +1225,7 @@ const selectorRequirement: CelObjectType = { object: 'kubernetes.SelectorRequire
 const selectorAttributes = (name: string): CelObjectType => ({ object: name, fields: { rawSelector: 'string', requirements: { list: selectorRequirement } } });
 
 /** kube's authorization `request` (buildRequestType; the selectors with AuthorizeWithSelectors, on in 1.32). */
-export const SUBJECT_ACCESS_REVIEW_SPEC_TYPE: CelObjectType = {
+const SUBJECT_ACCESS_REVIEW_SPEC_TYPE: CelObjectType = {
   object: 'kubernetes.SubjectAccessReviewSpec',
   fields: {
     resourceAttributes: {

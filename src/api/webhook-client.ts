@@ -19,6 +19,9 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { ClientConnection } from './client-connection';
 import { formatGoDuration } from './duration';
+import { failureStatus, type StatusReason } from './errors';
+import { goQuote } from './go-format';
+import type { Status, StatusCause, StatusDetails } from './types';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -37,12 +40,17 @@ export interface RetryBackoff {
 /** kube's DefaultRetryBackoff: 500 ms, ×1.5, jitter 0.2, 5 steps. */
 export const defaultRetryBackoff: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
 
-/** A failed call: client-go's error text and whether kube's DefaultShouldRetry would try again. */
+/**
+ * A failed call: client-go's error text and whether kube's DefaultShouldRetry would try again. A
+ * non-2xx answer also carries the Status client-go's StatusError holds (`status`), so a caller can
+ * pass the webhook's own error through as kube does (admission.NewForbidden keeps a Forbidden one).
+ */
 export class WebhookCallError extends Error {
   constructor(
     message: string,
     readonly retry: boolean,
     readonly retryAfterMs = 0,
+    readonly status?: Status,
   ) {
     super(message);
   }
@@ -80,36 +88,78 @@ function genericServerMessage(code: number, serverMessage: string): { message: s
       return { reason: 'TooManyRequests', message: 'the server has received too many requests and has asked us to try again later' };
     default:
       return code >= 500
-        ? { reason: 'InternalError', message: `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding` }
-        : { reason: 'Unknown', message: `the server responded with the status code ${code} but did not return more information` };
+        ? { reason: 'InternalError', message: `an error on the server (${goQuote(serverMessage)}) has prevented the request from succeeding` }
+        : { reason: '', message: `the server responded with the status code ${code} but did not return more information` };
   }
 }
 
-/** The error client-go makes of a non-2xx answer, and DefaultShouldRetry's verdict on it. */
-export function statusError(code: number, contentType: string, body: string, retryAfterSeconds: number): WebhookCallError {
-  let reason: string;
-  let message: string;
-  let retryAfter = retryAfterSeconds;
-  let status: Record<string, unknown> | undefined;
+/** client-go's maxUnstructuredResponseTextBytes: how much of a text answer an error quotes. */
+const MAX_UNSTRUCTURED_TEXT_BYTES = 2048;
+
+/** apimachinery's knownReasons: a Status with any other reason is judged by its code. */
+const KNOWN_REASONS = new Set([
+  'Unauthorized', 'Forbidden', 'NotFound', 'AlreadyExists', 'Conflict', 'Gone', 'Invalid', 'ServerTimeout', 'StorageReadError', 'Timeout',
+  'TooManyRequests', 'BadRequest', 'MethodNotAllowed', 'NotAcceptable', 'RequestEntityTooLarge', 'UnsupportedMediaType', 'InternalError',
+  'Expired', 'ServiceUnavailable',
+]);
+
+/** apimachinery's IsForbidden, IsInternalError, ...: the reason, or an unknown reason with the code. */
+export function statusHasReason(status: Pick<Status, 'reason' | 'code'>, reason: string, code: number): boolean {
+  const r = status.reason ?? '';
+  return r === reason || (!KNOWN_REASONS.has(r) && status.code === code);
+}
+
+const str = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
+const int = (v: unknown): v is number | undefined => v === undefined || (typeof v === 'number' && Number.isInteger(v));
+const rec = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The body as the Status client-go decodes from it (Result.Error): kind Status, v1, with status
+ * Failure and fields of metav1.Status's types; undefined otherwise (client-go then makes the generic
+ * error). A code of 0 is kept: it decides the error's kind before the server answers 500 for it.
+ */
+function decodeFailureStatus(body: string): (Omit<Status, 'code'> & { code: number }) | undefined {
+  let doc: unknown;
   try {
-    const doc = JSON.parse(body) as unknown;
-    if (doc && typeof doc === 'object' && !Array.isArray(doc) && (doc as Record<string, unknown>).kind === 'Status') status = doc as Record<string, unknown>;
+    doc = JSON.parse(body);
   } catch {
-    status = undefined;
+    return undefined;
   }
-  if (status) {
-    reason = typeof status.reason === 'string' ? status.reason : '';
-    message = typeof status.message === 'string' ? status.message : '';
-    const details = status.details as Record<string, unknown> | undefined;
-    retryAfter = typeof details?.retryAfterSeconds === 'number' ? details.retryAfterSeconds : 0;
-  } else {
+  if (!rec(doc) || doc.kind !== 'Status' || !(doc.apiVersion === undefined || doc.apiVersion === 'v1') || doc.status !== 'Failure') return undefined;
+  const { message, reason, code } = doc;
+  const details = doc.details ?? undefined;
+  if (!str(message) || !str(reason) || !int(code) || !(details === undefined || rec(details))) return undefined;
+  let d: StatusDetails | undefined;
+  if (details) {
+    const { name, group, kind, uid, retryAfterSeconds } = details;
+    const causes = details.causes ?? undefined;
+    if (!str(name) || !str(group) || !str(kind) || !str(uid) || !int(retryAfterSeconds)) return undefined;
+    if (!(causes === undefined || (Array.isArray(causes) && causes.every((c) => rec(c) && str(c.reason) && str(c.message) && str(c.field))))) return undefined;
+    d = { name, group, kind, uid, retryAfterSeconds, causes: (causes ?? []) as StatusCause[] };
+  }
+  return { ...failureStatus(0, (reason ?? '') as StatusReason, message ?? '', d), code: code ?? 0 };
+}
+
+/** The error client-go makes of a non-2xx answer, and DefaultShouldRetry's verdict on it. */
+function statusError(code: number, contentType: string, body: string, retryAfterSeconds: number): WebhookCallError {
+  let status = decodeFailureStatus(body);
+  if (!status) {
     const media = contentType.split(';')[0]!.trim().toLowerCase();
-    const text = contentType === '' || media.startsWith('text/') ? body.slice(0, 1024).trim() : 'unknown';
-    ({ reason, message } = genericServerMessage(code, text));
+    const text = contentType === '' || media.startsWith('text/') ? Buffer.from(body).subarray(0, MAX_UNSTRUCTURED_TEXT_BYTES).toString('utf8').trim() : 'unknown';
+    const { reason, message } = genericServerMessage(code, text);
+    const details = { causes: [{ reason: 'UnexpectedServerResponse', ...(text ? { message: text } : {}) }], retryAfterSeconds };
+    status = { ...failureStatus(code, reason as StatusReason, message, details), code };
   }
+  const retryAfter = status.details?.retryAfterSeconds ?? 0;
   // DefaultShouldRetry: IsInternalError, IsTimeout, IsTooManyRequests, or SuggestsClientDelay.
-  const retry = ['InternalError', 'Timeout', 'TooManyRequests'].includes(reason) || retryAfter > 0 || (reason === 'ServerTimeout' && !!status?.details);
-  return new WebhookCallError(message, retry, retryAfter * 1000);
+  const retry =
+    statusHasReason(status, 'InternalError', 500) ||
+    statusHasReason(status, 'Timeout', 504) ||
+    statusHasReason(status, 'TooManyRequests', 429) ||
+    retryAfter > 0 ||
+    (status.reason === 'ServerTimeout' && status.details !== undefined);
+  // The server answers a Failure without a code as 500 (ErrorToAPIStatus).
+  return new WebhookCallError(status.message ?? '', retry, retryAfter * 1000, { ...status, code: status.code || 500 });
 }
 
 /** Go's wording of a transport failure (`dial tcp …: connect: connection refused`), and whether it is a reset. */

@@ -3,7 +3,9 @@
  * client certificate from its own client CA, answering each ImageReview with what the test's
  * policy says (a status, or any raw answer: another code, garbage, no answer at all), recording
  * every review it was sent. `kubeconfig` names it the way an operator would (CA, client
- * certificate and key as files); `deadKubeconfig` names a port where nothing listens.
+ * certificate and key as files); `deadKubeconfig` names a port where nothing listens: port 1 of the
+ * loopback address, which no test server takes (a port freed by a probe could be taken by another
+ * test's server in a parallel run, and the call would then meet that server instead of a refusal).
  */
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -11,7 +13,6 @@ import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CERT_FILES, CLIENT_CERT_FILES, ensureClientCertificates, ensureServingCertificates } from '../../src/server/certs';
-import { freePort } from './free-port';
 
 /** The ImageReview as the backend received it. */
 export interface ReceivedReview {
@@ -48,7 +49,7 @@ export interface ImageReviewBackend {
   url: string;
   /** A kubeconfig file naming the backend, with its CA and a client certificate it accepts. */
   kubeconfig: string;
-  /** A kubeconfig file like `kubeconfig` whose server is a port where nothing listens. */
+  /** A kubeconfig file like `kubeconfig` whose server is a port where nothing listens (127.0.0.1:1). */
   deadKubeconfig: string;
   /** Every call, in order. */
   calls: ReviewCall[];
@@ -132,6 +133,6 @@ export async function startImageReviewBackend(dir: string, policy: ReviewPolicy 
   backend.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/review`;
   const files = [path.join(dir, CERT_FILES.caCert), path.join(dir, CLIENT_CERT_FILES.adminCert), path.join(dir, CLIENT_CERT_FILES.adminKey)] as const;
   await writeFile(backend.kubeconfig, backendKubeconfig(backend.url, ...files));
-  await writeFile(backend.deadKubeconfig, backendKubeconfig(`https://127.0.0.1:${await freePort()}/review`, ...files));
+  await writeFile(backend.deadKubeconfig, backendKubeconfig('https://127.0.0.1:1/review', ...files));
   return backend;
 }

@@ -382,12 +382,54 @@ describe('decisions against an HTTPS backend', () => {
       p.close();
     });
 
+    test("the backend's own Forbidden reaches the client as it is (kube's NewForbidden does not wrap it again)", async () => {
+      const p = plugin();
+      const banned = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'registry banned', reason: 'Forbidden', details: { name: 'r' }, code: 403 };
+      backend.policy = () => ({ code: 403, body: JSON.stringify(banned) });
+      expect((await verdict(p, podAttrs(['web:1'])))?.status).toEqual(banned);
+      // A page that is no Status: client-go's generic error, its text kept as the message.
+      backend.policy = () => ({ code: 403, body: 'go away\n', contentType: 'text/plain' });
+      expect((await verdict(p, podAttrs(['web:1'])))?.status).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'go away',
+        reason: 'Forbidden',
+        details: { causes: [{ reason: 'UnexpectedServerResponse', message: 'go away' }] },
+        code: 403,
+      });
+      // An unknown reason counts as Forbidden by its code; a known other reason is wrapped.
+      backend.policy = () => ({ code: 403, body: '{"kind":"Status","status":"Failure","message":"odd","reason":"Odd","code":403}' });
+      expect((await verdict(p, podAttrs(['web:1'])))?.status).toMatchObject({ code: 403, reason: 'Odd', message: 'odd' });
+      backend.policy = () => ({ code: 403, body: '{"kind":"Status","status":"Failure","message":"gone","reason":"NotFound","code":404}' });
+      expect((await verdict(p, podAttrs(['web:1'])))?.status).toMatchObject({ code: 403, reason: 'Forbidden', message: 'pods "p" is forbidden: gone' });
+      p.close();
+      // defaultAllow still fails open.
+      backend.policy = () => ({ code: 403, body: JSON.stringify(banned) });
+      const open = plugin({ defaultAllow: true });
+      const c = ctx();
+      expect(await verdict(open, podAttrs(['web:1']), c)).toBeUndefined();
+      expect(c.auditAnnotations?.get(imagePolicyFailedOpenKey)).toBe('true');
+      open.close();
+    });
+
     test('a 500 is retried with the backoff (5 attempts), then fails', async () => {
       backend.policy = () => ({ code: 500, body: 'boom', contentType: 'text/plain' });
       const p = plugin({ retryBackoff: 1 });
       const err = await verdict(p, podAttrs(['web:1']));
       expect(err?.status.message).toBe('pods "p" is forbidden: an error on the server ("boom") has prevented the request from succeeding');
       expect(backend.calls).toHaveLength(5);
+      p.close();
+    });
+
+    test("a Status of no known reason is judged by its code, as kube's DefaultShouldRetry does; a text answer is quoted up to 2,048 bytes", async () => {
+      backend.policy = () => ({ code: 500, body: '{"kind":"Status","status":"Failure","message":"odd","code":500}' });
+      const p = plugin({ retryBackoff: 1 });
+      expect((await verdict(p, podAttrs(['web:1'])))?.status.message).toBe('pods "p" is forbidden: odd');
+      expect(backend.calls).toHaveLength(5);
+      backend.policy = () => ({ code: 403, body: 'x'.repeat(3000), contentType: 'text/plain' });
+      expect((await verdict(p, podAttrs(['web:1'])))?.status.message).toBe('x'.repeat(2048));
       p.close();
     });
 

@@ -11,7 +11,7 @@ import type { ApplyContext, OptionsGroup } from './group';
 
 /** pflag's StringSlice: the first occurrence replaces the default, later ones append. */
 function appendSlice(list: string[], v: string): string[] {
-  return [...list, ...(v === '' ? [] : v.split(',').map((s) => s.trim()))];
+  return [...list, ...(v === '' ? [] : v.split(','))];
 }
 
 export class AdmissionOptions implements OptionsGroup {

@@ -126,6 +126,12 @@ describe('kube\'s documentation examples (claims)', () => {
     expect(compileCel('has(user.uid)', 'user').evaluate(celInput({ username: 'x' }))).toBe(false);
   });
 
+  it('JSON numbers as kube decodes them: int when integral and within int64, else double', () => {
+    const input = celInput({ n: 7, huge: 1e300, min: -(2 ** 63) });
+    expect(run('type(claims.n) == int && type(claims.min) == int', input)).toBe(true);
+    expect(run('type(claims.huge) == double && claims.huge > 1e299', input)).toBe(true);
+  });
+
   it('selects() reports the claims an expression reads (kube\'s email rule)', () => {
     const c = compileCel('claims.email_verified ? claims.email : claims.sub', 'claims');
     expect(c.selects('email')).toBe(true);
@@ -141,6 +147,9 @@ describe('kube\'s base library', () => {
     ['"hello".charAt(5)', ''],
     ['"a-b-c".replace("-", "+")', 'a+b+c'],
     ['"a-b-c".replace("-", "+", 1)', 'a+b-c'],
+    // Go's strings.Replace: an empty old string matches before every code point and at the end.
+    ['"a😀b".replace("", ".")', '.a.😀.b.'],
+    ['"abc".replace("", "-", 1)', '-abc'],
     ['"ÉCOLE école".lowerAscii()', 'École école'],
     ['"école".upperAscii()', 'éCOLE'],
     ['"  x ".trim()', 'x'],
@@ -149,6 +158,14 @@ describe('kube\'s base library', () => {
     ['"hello".substring(1, 3)', 'el'],
     ['"%s has %d groups (%.2f)".format(["alice", dyn(2), dyn(0.5)])', 'alice has 2 groups (0.50)'],
     ['strings.quote("a\\"b\\n")', '"a\\"b\\n"'],
+    // cel-go escapes only \a \b \f \n \r \t \v, the quote and the backslash.
+    ['strings.quote("\\a\\x01")', '"\\a\x01"'],
+    // Indexes count code points; an offset past the end finds nothing.
+    ['"a😀b😀c".indexOf("c")', 4n],
+    ['"a😀b😀c".lastIndexOf("😀", 2)', 1n],
+    ['"😀bc".substring(1, 2)', 'b'],
+    ['"hello".indexOf("l", 9)', -1n],
+    ['"abc".indexOf("", 10)', 10n],
     // lists library
     ['[1, 2, 3].isSorted()', true],
     ['["b", "a"].isSorted()', false],
@@ -177,11 +194,17 @@ describe('kube\'s base library', () => {
     const start = Date.now();
     expect(run('claims.s.matches("^(a+)+$")', hostile)).toBe(false);
     expect(Date.now() - start).toBeLessThan(2000);
-    expect(runError('claims.sub.matches("[")')).toMatch(/^error parsing regexp: /);
+    expect(runError('claims.sub.matches("[")')).toBe('error parsing regexp: missing closing ]: `[`');
   });
 
   it('functions kube does not have in 1.32 do not compile', () => {
-    expect(compileError('"abc".reverse()')).toContain("found no matching overload for 'reverse' applied to 'string.()'");
+    // cel-go's checker knows no such name at all.
+    expect(compileError('"abc".reverse()')).toBe('compilation failed: ERROR: <input>:1:14: undeclared reference to \'reverse\' (in container \'\')\n | "abc".reverse()\n | .............^');
+    expect(compileError('claims.sub.startswith("a")')).toContain("ERROR: <input>:1:22: undeclared reference to 'startswith' (in container '')");
+    // A name of JavaScript's object prototype is a name like any other.
+    expect(compileError('claims.sub.toString()')).toContain("ERROR: <input>:1:20: undeclared reference to 'toString' (in container '')");
+    // cel-js's own functions on bytes are none of kube's.
+    expect(compileError('b"ab".hex()')).toContain("undeclared reference to 'hex' (in container '')");
   });
 });
 
@@ -195,8 +218,58 @@ describe('evaluation errors in cel-go\'s words', () => {
     ['claims.n + 9223372036854775807', 'integer overflow'],
     ['claims.sub + 1', 'no such overload'],
     ['claims.?missing.value()', 'optional.none() dereference'],
-    ['[3].min() + [].min()', 'min(list) argument must not be empty'],
+    // kube's lists library.
+    ['[3].min() + [].min()', 'min called on empty list'],
+    // The strings extension: code points, and its range errors.
+    ['"hello".substring(3, 1)', 'invalid substring range. start: 3, end: 1'],
+    ['"hello".substring(9)', 'index out of range: 9'],
+    ['"hello".substring(1, 6)', 'index out of range: 6'],
+    ['"hello".indexOf("l", -1)', 'index out of range: -1'],
+    ['"".lastIndexOf("a")', 'index out of range: -1'],
   ])('%s → %s', (expression, message) => {
     expect(runError(expression)).toBe(message);
+  });
+});
+
+describe('cost: operations whose work grows with their operands are charged for it (cel-go’s runtime cost)', () => {
+  const env = new CelEnvironment({ variables: { l: { list: 'string' }, s: 'string' } });
+  const costOf = (expression: string, vars: { l?: unknown[]; s?: string }) =>
+    env.compile(expression).evaluate({ l: celInput(vars.l ?? []), s: celInput(vars.s ?? '') }).cost;
+  const thousand = Array.from({ length: 1000 }, (_, i) => `v${i}`);
+
+  it('`in` a list its size, a comparison or concatenation a tenth of it, string functions a tenth of the string', () => {
+    // What the operation costs, beside the few units of the nodes around it.
+    const charged = (expression: string, vars: { l?: unknown[]; s?: string }, units: number) => {
+      const cost = costOf(expression, vars);
+      expect(cost).toBeGreaterThanOrEqual(units);
+      expect(cost).toBeLessThan(units + 5);
+    };
+    charged('"x" in l', { l: thousand }, 1000);
+    charged('l == l', { l: thousand }, 100);
+    charged('s + s', { s: 'x'.repeat(1000) }, 200);
+    charged('s.contains("y")', { s: 'x'.repeat(1000) }, 100);
+    charged('s.matches("^[ab]+c$")', { s: 'x'.repeat(999) }, 100 * 2);
+    charged('s.substring(1)', { s: 'x'.repeat(1000) }, 100);
+    charged('s.split(",")', { s: 'x'.repeat(1000) }, 200);
+    // Scalars cost one unit per node, as before.
+    expect(costOf('1 == 2', {})).toBeLessThan(5);
+  });
+
+  it('a loop over a long list doing O(n) work per step stops at the limit, quickly', () => {
+    const groups = Array.from({ length: 20_000 }, (_, i) => `g${i}`);
+    const input = celInput({ groups, big: 'x'.repeat(100_000) });
+    const start = Date.now();
+    expect(runError('claims.groups.all(g, g in claims.groups)', input)).toBe('operation cancelled: actual cost limit exceeded');
+    expect(runError('claims.groups.all(g, !claims.big.startsWith(g))', input)).toBe('operation cancelled: actual cost limit exceeded');
+    // Running out is no error `||` or a quantifier may absorb: the evaluation ends there.
+    expect(runError('claims.groups.all(g, claims.big.contains(g) || true)', input)).toBe('operation cancelled: actual cost limit exceeded');
+    expect(runError('claims.groups.exists(g, claims.big.contains(g) && false) || true', input)).toBe('operation cancelled: actual cost limit exceeded');
+    expect(Date.now() - start).toBeLessThan(2000);
+    expect(run('"g19999" in claims.groups', input)).toBe(true);
+    // A string too long to make is charged before it is made.
+    expect(runError('claims.s.replace("", claims.s).size()', celInput({ s: 'x'.repeat(5000) }))).toBe('operation cancelled: actual cost limit exceeded');
+    expect(runError('"%s".format([claims.groups]).size() > 0 && claims.groups.all(g, "%s".format([claims.groups]) != "")', input)).toBe(
+      'operation cancelled: actual cost limit exceeded',
+    );
   });
 });

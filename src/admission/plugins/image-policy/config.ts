@@ -74,7 +74,7 @@ function normalizeDuration(value: bigint, b: (typeof bounds)[keyof typeof bounds
 }
 
 /** kube's normalizeWebhookConfig, in its order (backoff, then the allow and deny TTLs). */
-export function normalizeImagePolicyConfig(raw: RawImagePolicyConfig): ImagePolicyConfig {
+function normalizeImagePolicyConfig(raw: RawImagePolicyConfig): ImagePolicyConfig {
   const retryBackoff = normalizeDuration(raw.retryBackoff, bounds.retryBackoff);
   const allowTTL = normalizeDuration(raw.allowTTL, bounds.allowTTL);
   const denyTTL = normalizeDuration(raw.denyTTL, bounds.denyTTL);

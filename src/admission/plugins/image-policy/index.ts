@@ -7,8 +7,9 @@
  * - The pod becomes an ImageReview (review.ts) POSTed with the kubeconfig's server and credentials,
  *   bounded by kube's 30 s timeout, transient failures retried with kube's backoff from the
  *   configured `retryBackoff` (×1.5, 20 % jitter, 5 attempts) but never past that timeout.
- * - Answers are cached in an LRU of 1,024 entries keyed on the review's spec, allowed ones for
- *   `allowTTL`, denied ones for `denyTTL`; failed calls are never cached.
+ * - Answers are cached in an LRU of 1,024 entries keyed on the review's spec (and at most 64 MiB
+ *   of them, ours), allowed ones for `allowTTL`, denied ones for `denyTTL`; failed calls are never
+ *   cached.
  * - The answer's `status.auditAnnotations` become the request's audit annotations, each key
  *   prefixed with `imagepolicywebhook.image-policy.k8s.io/` (a key that would not make a qualified
  *   name is dropped, as kube's AddAnnotation refuses it).
@@ -17,13 +18,15 @@
  * - A failed call (backend down, timeout, non-2xx, an answer that does not decode): with
  *   `defaultAllow` the pod is admitted and the request is annotated
  *   `imagepolicywebhook.image-policy.k8s.io/failed-open: "true"`; without it, 403 with client-go's
- *   error as the reason. kube also writes `alpha.image-policy.k8s.io/failed-open` on the pod it
- *   validates, but that pod is a copy nobody stores, so nothing of it is visible; it is left out.
+ *   error as the reason, except a Forbidden answer of the backend's (a 403, or a Status saying
+ *   Forbidden), which reaches the client as the backend's Status, as kube's NewForbidden keeps it.
+ *   kube also writes `alpha.image-policy.k8s.io/failed-open` on the pod it validates, but that pod
+ *   is a copy nobody stores, so nothing of it is visible; it is left out.
  */
 import { LRUCache } from 'lru-cache';
-import { errors, isQualifiedName, type ApiError, type ClientConnection, type KubeObject } from '../../../api';
+import { ApiError, errors, isQualifiedName, type ClientConnection, type KubeObject } from '../../../api';
 import { addAuditAnnotation, type RequestContext } from '../../../api/request-context';
-import { WebhookCallError, WebhookClient } from '../../../api/webhook-client';
+import { WebhookCallError, WebhookClient, statusHasReason } from '../../../api/webhook-client';
 import { loadKubeconfig } from '../../../config/kinds/kubeconfig';
 import type { ConfigSource } from '../../../config/versioned-config';
 import { AdmissionAttributes, AdmissionPlugin, handlesOperations } from '../../interface';
@@ -34,7 +37,7 @@ import { ImageReviewDecodeError, decodeImageReviewResponse, encodeImageReviewReq
 export const imagePolicyWebhookPluginName = 'ImagePolicyWebhook';
 
 /** kube's AuditKeyPrefix: the plugin's name, lower-cased, under image-policy.k8s.io. */
-export const imagePolicyAuditKeyPrefix = `${imagePolicyWebhookPluginName.toLowerCase()}.image-policy.k8s.io/`;
+const imagePolicyAuditKeyPrefix = `${imagePolicyWebhookPluginName.toLowerCase()}.image-policy.k8s.io/`;
 
 /** The audit annotation of a request admitted because the backend failed. */
 export const imagePolicyFailedOpenKey = `${imagePolicyAuditKeyPrefix}failed-open`;
@@ -43,6 +46,11 @@ export const imagePolicyFailedOpenKey = `${imagePolicyAuditKeyPrefix}failed-open
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** kube's LRUExpireCache size for answers. */
 const CACHE_ENTRIES = 1024;
+/**
+ * Ours: the most the cached answers may hold together, counting their keys (the encoded spec: a
+ * pod of many long image names makes one of a few MiB), so 1,024 large pods cannot pin gigabytes.
+ */
+const CACHE_MAX_BYTES = 64 << 20;
 
 export interface ImagePolicyWebhookOptions extends Omit<ImagePolicyConfig, 'kubeConfigFile'> {
   /** The backend: the kubeconfig's current cluster and user. */
@@ -55,13 +63,24 @@ export interface ImagePolicyWebhookOptions extends Omit<ImagePolicyConfig, 'kube
   userAgent?: string;
 }
 
+/** About what a cached answer holds: its key, its reason and audit annotations (the backend's). */
+function cachedSize(status: ImageReviewStatus, key: string): number {
+  let size = key.length + status.reason.length + 256;
+  for (const [k, v] of Object.entries(status.auditAnnotations)) size += k.length + v.length;
+  return size;
+}
+
 /** kube's checkKeyFormat: `<DNS subdomain>/<name>`, a qualified name. */
 function isAuditKey(key: string): boolean {
   return key.split('/').length === 2 && isQualifiedName(key).length === 0;
 }
 
-/** admission.NewForbidden: the request's name, else the object's name or generateName, else "Unknown". */
-function forbidden(a: AdmissionAttributes, reason: string): ApiError {
+/**
+ * admission.NewForbidden: the request's name, else the object's name or generateName, else
+ * "Unknown". An error that is already Forbidden (the backend's own 403) is passed through as it is.
+ */
+function forbidden(a: AdmissionAttributes, reason: string, cause?: unknown): ApiError {
+  if (cause instanceof WebhookCallError && cause.status && statusHasReason(cause.status, 'Forbidden', 403)) return new ApiError(cause.status);
   const meta = a.object?.metadata;
   const name = a.name || meta?.name || meta?.generateName || 'Unknown';
   return errors.forbidden({ group: a.group, resource: a.resource }, name, reason);
@@ -77,7 +96,12 @@ export class ImagePolicyWebhook implements AdmissionPlugin {
   constructor(private readonly opts: ImagePolicyWebhookOptions) {
     this.client = new WebhookClient({ connection: opts.connection, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) });
     const now = opts.now;
-    this.cache = new LRUCache<string, ImageReviewStatus>({ max: CACHE_ENTRIES, ...(now ? { perf: { now }, ttlResolution: 0 } : {}) });
+    this.cache = new LRUCache<string, ImageReviewStatus>({
+      max: CACHE_ENTRIES,
+      maxSize: CACHE_MAX_BYTES,
+      sizeCalculation: cachedSize,
+      ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+    });
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -102,7 +126,7 @@ export class ImagePolicyWebhook implements AdmissionPlugin {
           addAuditAnnotation(ctx, imagePolicyFailedOpenKey, 'true');
           return;
         }
-        throw forbidden(a, e.message);
+        throw forbidden(a, e.message, e);
       }
       const ttl = status.allowed ? this.opts.allowTtlMs : this.opts.denyTtlMs;
       if (ttl > 0) this.cache.set(spec, status, { ttl });

@@ -16,7 +16,7 @@
 import { compareGoStrings, goJsonScan, goJsonString, scanJson, setKey, unmarshalTypeMessage, type KubeObject } from '../../../api';
 import { ConfigYamlError, decodeConfigYaml, maxYamlDepth } from '../../../config/config-yaml';
 
-export const IMAGE_REVIEW_API_VERSION = 'imagepolicy.k8s.io/v1alpha1';
+const IMAGE_REVIEW_API_VERSION = 'imagepolicy.k8s.io/v1alpha1';
 
 export interface ImageReviewSpec {
   /** The images, in kube's order; an empty image stays an entry (`{}`). */
