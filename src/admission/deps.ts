@@ -25,12 +25,25 @@ export interface QuotaAccessor {
 }
 
 /**
+ * Reads service accounts for the ServiceAccount plugin (kube: its informer lister, and a client
+ * for the live GET it falls back to when the lister lacks one).
+ */
+export interface ServiceAccountGetter {
+  /** The account in the informer's copy, without I/O; undefined when missing there (or not synced). */
+  cached(namespace: string, name: string): KubeObject | undefined;
+  /** A consistent read through the registry; undefined when it does not exist. */
+  live(namespace: string, name: string): Promise<KubeObject | undefined>;
+}
+
+/**
  * Every dependency any registered plugin may ask for. Add a field here when a new plugin needs
  * something new (kube: a new Wants* interface and its initializer).
  */
 export interface AdmissionDeps {
   /** NamespaceLifecycle: the namespace of a request (kube: namespace lister, then a live GET). */
   getNamespace?: NamespaceGetter;
+  /** ServiceAccount: the pods' service accounts (kube: service-account lister and client). */
+  serviceAccounts?: ServiceAccountGetter;
   /** ResourceQuota: quota reads and status writes (kube: quota lister and client). */
   quotas?: QuotaAccessor;
   /** ResourceQuota: how long one admission waits for its evaluation (kube: 10 s). */

@@ -8,6 +8,7 @@ import { registerEventRateLimit } from './plugins/event-rate-limit';
 import { registerImagePolicyWebhook } from './plugins/image-policy';
 import { registerNamespaceLifecycle } from './plugins/namespace-lifecycle';
 import { registerResourceQuota } from './plugins/resource-quota';
+import { registerServiceAccount } from './plugins/service-account';
 import { registerAdmissionWebhooks } from './plugins/webhook';
 
 export function registerAllAdmissionPlugins(plugins: Plugins): void {
@@ -15,6 +16,7 @@ export function registerAllAdmissionPlugins(plugins: Plugins): void {
   registerImagePolicyWebhook(plugins);
   registerNamespaceLifecycle(plugins);
   registerResourceQuota(plugins);
+  registerServiceAccount(plugins);
   registerAdmissionWebhooks(plugins);
 }
 

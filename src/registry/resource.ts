@@ -256,11 +256,14 @@ export interface ServiceAccountTokenIssuer {
   apiAudiences: string[];
   /** --service-account-max-token-expiration, seconds; 0: no cap. */
   maxExpirationSeconds: number;
-  /** Signs kube's claims for the account (and the bound Secret). */
+  /** Signs kube's claims for the account (and the bound Secret, or Pod and its Node). */
   issue(input: {
     namespace: string;
     serviceAccount: { name: string; uid: string };
     secret?: { name: string; uid: string };
+    pod?: { name: string; uid: string };
+    /** The bound pod's node; uid empty when the Node is unknown (this server serves none). */
+    node?: { name: string; uid: string };
     audiences: string[];
     expirationSeconds: number;
     now: Date;

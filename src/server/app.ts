@@ -203,6 +203,15 @@ export class ApiServer {
     const enabledAdmission = admissionPlugins.enabledPluginNames(opts.admission);
     const admission = admissionPlugins.newFromPlugins(enabledAdmission, readAdmissionConfiguration(enabledAdmission, opts.admission?.configFile), {
       getNamespace: (name) => this.getNamespace(name),
+      // The informer is asked for at the first pod (not before the registry exists); its copy, then a live read.
+      serviceAccounts: {
+        cached: (namespace, name) => {
+          if (this.shutdown.signal.aborted || !this.registry.get('', 'v1', 'serviceaccounts')) return undefined;
+          const informer = this.informers.forResource('', 'v1', 'serviceaccounts');
+          return informer.hasSynced() ? informer.indexer.get(namespace, name) : undefined;
+        },
+        live: (namespace, name) => this.read('', 'serviceaccounts', namespace, name),
+      },
       // The chain is built before the authorizer: plugins ask it through this late binding.
       authorize: (attrs) => this.authorizer.authorize(attrs),
       webhookConfigurations: { mutating: () => this.webhookConfigurations.mutating(), validating: () => this.webhookConfigurations.validating() },

@@ -5,6 +5,7 @@
  */
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
+import { until } from '../support/until';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
@@ -15,6 +16,8 @@ const fresh = async (): Promise<string> => {
   const ns = `pods-${process.pid}-${++n}`;
   const r = await srv.kubectl(['create', 'namespace', ns]);
   expect(r.stderr).toBe('');
+  // The ServiceAccount plugin refuses pods until the controller has made the namespace's default account.
+  await until('the default service account', async () => (await srv.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
   return ns;
 };
 
@@ -47,7 +50,12 @@ describe('Pod resource with kubectl', () => {
       schedulerName: 'default-scheduler',
       securityContext: {},
       enableServiceLinks: true,
+      // The ServiceAccount admission plugin: the default account and its token volume.
+      serviceAccountName: 'default',
+      serviceAccount: 'default',
     });
+    const volume = pod.spec.volumes[0].name;
+    expect(volume).toMatch(/^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
     expect(pod.spec.containers[0]).toEqual({
       name: 'web',
       image: 'nginx',
@@ -55,6 +63,7 @@ describe('Pod resource with kubectl', () => {
       terminationMessagePath: '/dev/termination-log',
       terminationMessagePolicy: 'File',
       imagePullPolicy: 'Always',
+      volumeMounts: [{ name: volume, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
     });
     expect(pod.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
     expect(pod.metadata.generation).toBeUndefined();

@@ -158,7 +158,7 @@ describe('TokenRequest and the service-account authenticator', () => {
     const pod = await srv.request('POST', tokenPath(ns, 'robot'), {
       body: tokenRequest({ audiences: ['api-a'], boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p' } }),
     });
-    // No Pods are served here, so none exists: kube's answer for a missing one.
+    // A missing pod: kube's 404.
     expect(pod.status).toBe(404);
     expect(pod.json().message).toBe('pods "p" not found');
     const configMap = await srv.request('POST', tokenPath(ns, 'robot'), {

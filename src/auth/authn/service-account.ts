@@ -14,6 +14,11 @@ import { CREDENTIAL_ID_KEY, type TokenAuthenticator, type TokenUser, type UserIn
 export const serviceAccountUsernamePrefix = 'system:serviceaccount:';
 export const allServiceAccountsGroup = 'system:serviceaccounts';
 export const serviceAccountGroupPrefix = 'system:serviceaccounts:';
+/** The user extras of a pod-bound token (kube's PodNameKey, PodUIDKey, NodeNameKey, NodeUIDKey). */
+export const podNameKey = 'authentication.kubernetes.io/pod-name';
+export const podUidKey = 'authentication.kubernetes.io/pod-uid';
+export const nodeNameKey = 'authentication.kubernetes.io/node-name';
+export const nodeUidKey = 'authentication.kubernetes.io/node-uid';
 
 /** kube's serviceaccount.MakeUsername. */
 export function serviceAccountUsername(namespace: string, name: string): string {
@@ -54,6 +59,10 @@ export interface TokenClaimsInput {
   serviceAccount: Ref;
   /** The Secret the token is bound to. */
   secret?: Ref;
+  /** The Pod the token is bound to. */
+  pod?: Ref;
+  /** The bound pod's node (kube's ServiceAccountTokenPodNodeInfo, on in 1.32); its uid may be empty. */
+  node?: Ref;
   audiences: string[];
   expirationSeconds: number;
   now: Date;
@@ -62,7 +71,11 @@ export interface TokenClaimsInput {
 /** kube's public and private claims of a service-account token (without `iss`, which the signer adds). */
 export function tokenClaims(input: TokenClaimsInput): Record<string, unknown> {
   const now = Math.floor(input.now.getTime() / 1000);
+  // go-jose writes the claims as a map: keys in sorted order, empty fields left out.
+  const ref = (r: Ref) => (r.uid ? { name: r.name, uid: r.uid } : { name: r.name });
   const k8s: Record<string, unknown> = { namespace: input.namespace };
+  if (input.pod && input.node) k8s.node = ref(input.node);
+  if (input.pod) k8s.pod = ref(input.pod);
   if (input.secret) k8s.secret = { name: input.secret.name, uid: input.secret.uid };
   k8s.serviceaccount = { name: input.serviceAccount.name, uid: input.serviceAccount.uid };
   return {
@@ -145,7 +158,7 @@ export class ServiceAccountTokenSigner {
 }
 
 /** Reads the objects a token names (a lister or the registry); undefined when it does not exist. */
-export type ObjectLookup = (resource: 'serviceaccounts' | 'secrets', namespace: string, name: string) => Promise<KubeObject | undefined>;
+export type ObjectLookup = (resource: 'serviceaccounts' | 'secrets' | 'pods', namespace: string, name: string) => Promise<KubeObject | undefined>;
 
 export interface ServiceAccountAuthenticatorOptions {
   /** --service-account-issuer values: a token whose `iss` is none of them gets no opinion. */
@@ -164,6 +177,19 @@ interface PrivateClaims {
   namespace?: unknown;
   serviceaccount?: { name?: unknown; uid?: unknown };
   secret?: { name?: unknown; uid?: unknown };
+  pod?: { name?: unknown; uid?: unknown };
+  node?: { name?: unknown; uid?: unknown };
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * kube treats an object deleted before now minus the leeway as gone: one whose deletion began just
+ * now still authenticates its tokens for a moment.
+ */
+function deletedBefore(obj: KubeObject, nowSeconds: number): boolean {
+  const ts = obj.metadata.deletionTimestamp;
+  return !!ts && Date.parse(ts) / 1000 < nowSeconds - leewaySeconds;
 }
 
 /** kube's go-jose leeway for exp, nbf and iat (jwt.DefaultLeeway). */
@@ -258,8 +284,32 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
       if (!secret || secret.metadata.deletionTimestamp) throw new Error('service account token has been invalidated');
       if (secret.metadata.uid !== secretUid) throw new Error(`secret UID (${secret.metadata.uid ?? ''}) does not match service account secret ref claim (${secretUid})`);
     }
+    let podName = '';
+    let podUid = '';
+    if (k8s.pod) {
+      const claimed = { name: str(k8s.pod.name), uid: str(k8s.pod.uid) };
+      const pod = claimed.name ? await this.opts.lookup('pods', namespace, claimed.name) : undefined;
+      if (!pod) throw new Error('service account token has been invalidated');
+      if (pod.metadata.uid !== claimed.uid) throw new Error(`pod UID (${pod.metadata.uid ?? ''}) does not match service account pod ref claim (${claimed.uid})`);
+      if (deletedBefore(pod, now)) throw new Error('service account token has been invalidated');
+      podName = claimed.name;
+      podUid = claimed.uid;
+    }
+    // A node claim alone (a Node-bound token) needs Nodes, which this server does not serve.
+    if (k8s.node && !k8s.pod) throw new Error('service account token has been invalidated');
     const extra: Record<string, string[]> = {};
+    // kube's ServiceAccountInfo.UserInfo: the pod's name and uid together, the node's name (and uid when known).
+    if (podName && podUid) {
+      extra[podNameKey] = [podName];
+      extra[podUidKey] = [podUid];
+    }
     if (typeof claims.jti === 'string' && claims.jti) extra[CREDENTIAL_ID_KEY] = [`JTI=${claims.jti}`];
+    const nodeName = k8s.pod && k8s.node ? str(k8s.node.name) : '';
+    if (nodeName) {
+      extra[nodeNameKey] = [nodeName];
+      const nodeUid = str(k8s.node?.uid);
+      if (nodeUid) extra[nodeUidKey] = [nodeUid];
+    }
     const user: TokenUser = serviceAccountUser(namespace, saName, saUid, extra);
     return requested ? { ...user, audiences: granted } : user;
   }

@@ -16,6 +16,14 @@ const EVENTS = 'k8s.io.api.events.v1';
 const ADMREG = 'k8s.io.api.admissionregistration.v1';
 
 /**
+ * Fields whose JSON name is not their protobuf name (kube's generated.proto names a field after the
+ * Go field, e.g. BoundObjectReference's `UID` is `uID` there, while its JSON tag says `uid`).
+ */
+export const JSON_FIELD_NAMES: ReadonlyMap<string, Readonly<Record<string, string>>> = new Map([
+  ['k8s.io.api.authentication.v1.BoundObjectReference', { uID: 'uid' }],
+]);
+
+/**
  * Singular fields that are Go pointers. Every other singular field is a Go value and is always
  * written by kube's marshaller (empty strings, zeros, empty structs included).
  */

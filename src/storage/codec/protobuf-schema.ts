@@ -7,6 +7,7 @@ import * as protobuf from 'protobufjs';
 import {
   GO_INLINE_FIELDS,
   GO_POINTER_FIELDS,
+  JSON_FIELD_NAMES,
   JSON_REQUIRED_FIELDS,
   SPECIAL_MESSAGES,
   SpecialMessage,
@@ -99,7 +100,7 @@ export class ProtobufSchema {
     const shape = isMap ? 'map' : field.repeated ? 'repeated' : 'singular';
     const varint = value.kind === 'scalar' && value.scalar !== 'string' && value.scalar !== 'bytes';
     return {
-      name: field.name,
+      name: JSON_FIELD_NAMES.get(owner)?.[field.name] ?? field.name,
       id: field.id,
       index: 0,
       goName: field.name.charAt(0).toUpperCase() + field.name.slice(1),

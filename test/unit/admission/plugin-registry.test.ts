@@ -265,15 +265,17 @@ describe("this server's plugins", () => {
       },
       updateQuotaStatus: async (q) => q,
     },
+    serviceAccounts: { cached: () => undefined, live: async () => undefined },
   };
 
   test("every plugin of this server is registered; kube's default-on ones are on, in kube's order", () => {
     const plugins = newAdmissionPlugins();
-    expect(plugins.registered()).toEqual(['EventRateLimit', 'ImagePolicyWebhook', 'MutatingAdmissionWebhook', 'NamespaceLifecycle', 'ResourceQuota', 'ValidatingAdmissionWebhook']);
-    expect(plugins.enabledPluginNames()).toEqual(['NamespaceLifecycle', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
-    expect(plugins.enabledPluginNames({ disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'] })).toEqual(['NamespaceLifecycle']);
+    expect(plugins.registered()).toEqual(['EventRateLimit', 'ImagePolicyWebhook', 'MutatingAdmissionWebhook', 'NamespaceLifecycle', 'ResourceQuota', 'ServiceAccount', 'ValidatingAdmissionWebhook']);
+    expect(plugins.enabledPluginNames()).toEqual(['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    expect(plugins.enabledPluginNames({ disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ServiceAccount'] })).toEqual(['NamespaceLifecycle']);
     expect(plugins.enabledPluginNames({ enable: ['ImagePolicyWebhook', 'EventRateLimit'] })).toEqual([
       'NamespaceLifecycle',
+      'ServiceAccount',
       'ImagePolicyWebhook',
       'EventRateLimit',
       'MutatingAdmissionWebhook',

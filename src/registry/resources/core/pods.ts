@@ -26,6 +26,14 @@ function decodedShape(obj: KubeObject): void {
   const pod = obj as Pod;
   defaultPod(pod);
   fillGoStructValues(pod);
+  // kube's v1 conversion: the deprecated serviceAccount names the account when serviceAccountName
+  // does not, and always reads back as serviceAccountName.
+  const spec = pod.spec;
+  if (spec) {
+    if (!spec.serviceAccountName && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+    if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
+    else delete spec.serviceAccount;
+  }
 }
 
 /** kube's applySchedulingGatedCondition: a gated pod is created with PodScheduled False, SchedulingGated. */

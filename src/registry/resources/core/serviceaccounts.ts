@@ -2,7 +2,7 @@
  * core/v1 ServiceAccount (kubernetes pkg/registry/core/serviceaccount) and its `token` subresource
  * (storage/token.go: a TokenRequest in, the same TokenRequest with status.token out, nothing stored).
  */
-import { FieldPath, KubeObject, errors, fieldErrors, orderObjectMeta, parseApiVersion } from '../../../api';
+import { FieldPath, KubeObject, errors, fieldErrors, goQuote, orderObjectMeta, parseApiVersion } from '../../../api';
 import type { RequestContext } from '../../context';
 import { ResourceDefinition, SubresourceEnv, allVerbs, baseStrategy } from '../../resource';
 import { ageColumn, nameColumn } from './common';
@@ -51,27 +51,43 @@ async function createToken(ctx: RequestContext, name: string, obj: KubeObject, e
   if (errs.length) throw errors.invalid(tokenRequestKind, '', errs);
 
   let secret: { name: string; uid: string } | undefined;
+  let pod: { name: string; uid: string } | undefined;
+  let node: { name: string; uid: string } | undefined;
   // An empty reference is what a client without one sends in protobuf: no binding (kube's nil pointer).
   const ref = spec.boundObjectRef;
   if (ref && (ref.kind || ref.apiVersion || ref.name || ref.uid)) {
     const gv = parseApiVersion(ref.apiVersion ?? '');
     const kind = ref.kind ?? '';
-    if (gv.group === '' && kind === 'Secret') {
+    let uid: string;
+    if (gv.group === '' && kind === 'Pod') {
+      const found = await env.get(ctx, { group: '', version: 'v1', resource: 'pods' }, ref.name ?? '');
+      if (!found) throw errors.notFound({ group: '', resource: 'pods' }, ref.name ?? '');
+      const podSpec = (found.spec ?? {}) as { serviceAccountName?: string; nodeName?: string };
+      if (podSpec.serviceAccountName !== name) {
+        throw errors.badRequest(`cannot bind token for serviceaccount ${goQuote(name)} to pod running with different serviceaccount name.`);
+      }
+      pod = { name: found.metadata.name ?? '', uid: found.metadata.uid ?? '' };
+      uid = pod.uid;
+      // kube (ServiceAccountTokenPodNodeInfo, on in 1.32) names the pod's node too, with the Node's
+      // uid when it exists; Nodes are not served here, so the name alone, as kube for a missing Node.
+      if (podSpec.nodeName) node = { name: podSpec.nodeName, uid: '' };
+    } else if (gv.group === '' && kind === 'Secret') {
       const found = await env.get(ctx, { group: '', version: 'v1', resource: 'secrets' }, ref.name ?? '');
       if (!found) throw errors.notFound({ group: '', resource: 'secrets' }, ref.name ?? '');
       secret = { name: found.metadata.name ?? '', uid: found.metadata.uid ?? '' };
-      if (ref.uid && ref.uid !== secret.uid) {
-        throw errors.conflict(
-          { group: '', resource: kind },
-          ref.name ?? '',
-          `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
-        );
-      }
-    } else if (gv.group === '' && (kind === 'Pod' || kind === 'Node')) {
-      // Kinds kube binds to, but this server serves no Pods or Nodes: kube's answer for one that does not exist.
-      throw errors.notFound({ group: '', resource: kind === 'Pod' ? 'pods' : 'nodes' }, ref.name ?? '');
+      uid = secret.uid;
+    } else if (gv.group === '' && kind === 'Node') {
+      // A kind kube binds to, but this server serves no Nodes: kube's answer for one that does not exist.
+      throw errors.notFound({ group: '', resource: 'nodes' }, ref.name ?? '');
     } else {
       throw errors.badRequest(`cannot bind token to object of type ${gv.group}/${gv.version}, Kind=${kind}`);
+    }
+    if (ref.uid && ref.uid !== uid) {
+      throw errors.conflict(
+        { group: '', resource: kind },
+        ref.name ?? '',
+        `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+      );
     }
   }
   if (issuer.maxExpirationSeconds > 0 && exp > issuer.maxExpirationSeconds) {
@@ -82,6 +98,8 @@ async function createToken(ctx: RequestContext, name: string, obj: KubeObject, e
     namespace,
     serviceAccount: { name: account.metadata.name ?? name, uid: account.metadata.uid ?? '' },
     secret,
+    pod,
+    node,
     audiences: spec.audiences,
     expirationSeconds: spec.expirationSeconds,
     now,

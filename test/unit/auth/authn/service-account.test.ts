@@ -26,7 +26,7 @@ function authenticator(objects: KubeObject[], at = now): ServiceAccountAuthentic
     audiences: ['api'],
     now: () => at,
     lookup: async (resource, ns, name) =>
-      objects.find((o) => o.kind === (resource === 'secrets' ? 'Secret' : 'ServiceAccount') && o.metadata.namespace === ns && o.metadata.name === name),
+      objects.find((o) => o.kind === ({ secrets: 'Secret', pods: 'Pod', serviceaccounts: 'ServiceAccount' } as const)[resource] && o.metadata.namespace === ns && o.metadata.name === name),
   });
 }
 
@@ -114,5 +114,40 @@ describe('ServiceAccountAuthenticator', () => {
     expect(await authenticator([sa, secret]).authenticateToken(await issue({ secret: { name: 's', uid: 'secret-uid' } }))).not.toBeNull();
     const old = await issue({}, new ServiceAccountTokenSigner('https://old.example', privateKey));
     expect((await authenticator([sa]).authenticateToken(old))?.name).toBe('system:serviceaccount:ns:robot');
+  });
+});
+
+describe('pod-bound tokens', () => {
+  const pod = (over: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'pod-uid', ...over } }) as KubeObject;
+  const bound = (node?: { name: string; uid: string }) => issue({ pod: { name: 'p', uid: 'pod-uid' }, ...(node ? { node } : {}) });
+
+  test("claims: the pod, and its node's name (its uid only when known), in go-jose's key order", () => {
+    const k8s = (over: Partial<Parameters<typeof tokenClaims>[0]>) =>
+      JSON.stringify(tokenClaims({ namespace: 'ns', serviceAccount: { name: 'robot', uid: 'sa-uid' }, audiences: ['api'], expirationSeconds: 3600, now, ...over })['kubernetes.io']);
+    expect(k8s({ pod: { name: 'p', uid: 'pod-uid' }, node: { name: 'n1', uid: '' } })).toBe(
+      '{"namespace":"ns","node":{"name":"n1"},"pod":{"name":"p","uid":"pod-uid"},"serviceaccount":{"name":"robot","uid":"sa-uid"}}',
+    );
+    expect(k8s({ pod: { name: 'p', uid: 'pod-uid' }, node: { name: 'n1', uid: 'node-uid' } })).toContain('"node":{"name":"n1","uid":"node-uid"}');
+  });
+
+  test('the user gets the pod extras, and the node name when the token has one', async () => {
+    const token = await bound({ name: 'n1', uid: '' });
+    const user = await authenticator([sa, pod()]).authenticateToken(token);
+    expect(user?.extra).toEqual({
+      'authentication.kubernetes.io/pod-name': ['p'],
+      'authentication.kubernetes.io/pod-uid': ['pod-uid'],
+      'authentication.kubernetes.io/credential-id': [`JTI=${decodeJwt(token).jti as string}`],
+      'authentication.kubernetes.io/node-name': ['n1'],
+    });
+  });
+
+  test("refused when the pod is gone, recreated, or deleted longer ago than the leeway (kube's reasons)", async () => {
+    const token = await bound();
+    expect(await reason(authenticator([sa]).authenticateToken(token))).toBe('service account token has been invalidated');
+    expect(await reason(authenticator([sa, pod({ uid: 'new' })]).authenticateToken(token))).toBe('pod UID (new) does not match service account pod ref claim (pod-uid)');
+    const longAgo = new Date(now.getTime() - 61_000).toISOString();
+    expect(await reason(authenticator([sa, pod({ deletionTimestamp: longAgo })]).authenticateToken(token))).toBe('service account token has been invalidated');
+    // A deletion that began within the leeway: still good.
+    expect(await authenticator([sa, pod({ deletionTimestamp: now.toISOString() })]).authenticateToken(token)).not.toBeNull();
   });
 });
