@@ -29,12 +29,12 @@ export class AdmissionOptions implements OptionsGroup {
       },
       {
         name: 'disable-admission-plugins', typeName: 'strings', defaultText: '',
-        help: 'Admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ValidatingAdmissionWebhook.',
+        help: 'Admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook.',
         set: (v) => { this.disablePlugins = appendSlice(this.disablePlugins, v); },
       },
       {
         name: 'enable-admission-plugins', typeName: 'strings', defaultText: '',
-        help: 'Admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ValidatingAdmissionWebhook.',
+        help: 'Admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook.',
         set: (v) => { this.enablePlugins = appendSlice(this.enablePlugins, v); },
       },
     ];
