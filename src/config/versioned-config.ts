@@ -29,9 +29,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { FieldError, aggregateMessages, fieldErrorString, goJsonScan, goPathError, scanJson, unmarshalTypeMessage } from '../api';
-import { DocObject, DocValue, Shape, ShapeNode, docFromPlain, jsonKind, parseJsonDoc, strictDecode, zeroOf } from './config-decode';
-import { decodeConfigYaml, maxYamlDepth, maxYamlNodes } from './config-yaml';
+import { FieldError, aggregateMessages, fieldErrorString, goPathError } from '../api';
+import { Shape, ShapeNode, strictDecode, zeroOf } from './config-decode';
+import { KindDocumentError, readKindDocument, type KindDocument } from './kind-document';
 
 export { s } from './config-decode';
 export type { Decoded, Shape, StructOf } from './config-decode';
@@ -149,12 +149,6 @@ export interface DecodedConfig {
   config: unknown;
 }
 
-/** Go's type of the struct kube's json serializer reads apiVersion and kind into (SimpleMetaFactory). */
-const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
-
-/** Go's unicode.IsSpace, which utilyaml.IsJSONBuffer trims before looking for `{`. */
-const JSON_START = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*\{/;
-
 /** Kinds decoded by one decoder, as one kube scheme (runtime.NewScheme + AddToScheme) holds them. */
 export class ConfigScheme {
   private readonly kinds: ConfigKind<unknown>[];
@@ -183,9 +177,15 @@ export class ConfigScheme {
    */
   decode(data: string | Buffer): DecodedConfig {
     const text = typeof data === 'string' ? data : data.toString('utf8');
-    const { doc, yamlDuplicates } = readDocument(text);
-    const { apiVersion, kind } = interpret(doc);
-    const gv = parseGroupVersion(apiVersion);
+    let read: KindDocument;
+    try {
+      read = readKindDocument(text);
+    } catch (e) {
+      if (e instanceof KindDocumentError) throw new ConfigDecodeError(e.message);
+      throw e;
+    }
+    const { doc, yamlDuplicates, kind } = read;
+    const gv = { group: read.group, version: read.version };
     if (kind === '') throw new ConfigDecodeError(`Object 'Kind' is missing in '${text}'`);
     if (gv.version === '') throw new ConfigDecodeError(`Object 'apiVersion' is missing in '${text}'`);
     const gvString = gv.group === '' ? gv.version : `${gv.group}/${gv.version}`;
@@ -214,57 +214,6 @@ function convert<T>(version: ConfigVersion<T>, versioned: unknown): T {
   } catch (e) {
     throw new ConfigDecodeError(e instanceof Error ? e.message : String(e));
   }
-}
-
-/** kube's json serializer failing to read apiVersion and kind (SimpleMetaFactory.Interpret). */
-const kindError = (why: string): ConfigDecodeError => new ConfigDecodeError(`couldn't get version/kind; json parse error: ${why}`);
-
-/** The file as the JSON document kube's serializer works on, and (YAML) go-yaml's repeated keys. */
-function readDocument(text: string): { doc: DocValue; yamlDuplicates: string[] } {
-  if (JSON_START.test(text)) {
-    const depth = scanJson(text);
-    if (depth.depthError) throw kindError(depth.depthError);
-    // Our limit, not kube's (10000): the decoders below recurse per level.
-    if (depth.depth > maxYamlDepth) throw kindError(`nesting deeper than ${maxYamlDepth} levels`);
-    const scan = goJsonScan(Buffer.from(text, 'utf8'));
-    if ('error' in scan) throw kindError(scan.error);
-    return { doc: parseJsonDoc(text), yamlDuplicates: [] };
-  }
-  try {
-    const { value, duplicates } = decodeConfigYaml(text);
-    return { doc: docFromPlain(value, maxYamlNodes), yamlDuplicates: duplicates };
-  } catch (e) {
-    throw new ConfigDecodeError(e instanceof Error ? e.message : String(e));
-  }
-}
-
-/**
- * SimpleMetaFactory.Interpret: apiVersion and kind read by encoding/json (field names matched
- * case-insensitively, the last one winning), Go's error when either is not a string.
- */
-function interpret(doc: DocValue): { apiVersion: string; kind: string } {
-  const out = { apiVersion: '', kind: '' };
-  if (doc === null) return out;
-  if (!(doc instanceof DocObject)) throw kindError(unmarshalTypeMessage(jsonKind(doc), findKindType));
-  let typeError: string | undefined;
-  for (const [key, v] of doc.entries) {
-    const lower = key.toLowerCase();
-    const field = lower === 'apiversion' ? 'apiVersion' : lower === 'kind' ? 'kind' : undefined;
-    if (!field || v === null) continue;
-    if (typeof v === 'string') out[field] = v;
-    else typeError ??= unmarshalTypeMessage(jsonKind(v), 'string', { struct: '', name: field });
-  }
-  if (typeError) throw kindError(typeError);
-  return out;
-}
-
-/** schema.ParseGroupVersion. */
-function parseGroupVersion(apiVersion: string): { group: string; version: string } {
-  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '' };
-  const parts = apiVersion.split('/');
-  if (parts.length === 1) return { group: '', version: apiVersion };
-  if (parts.length === 2) return { group: parts[0] as string, version: parts[1] as string };
-  throw new ConfigDecodeError(`unexpected GroupVersion string: ${apiVersion}`);
 }
 
 // ---- Loading files ----

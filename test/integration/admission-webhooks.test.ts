@@ -10,6 +10,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { startAdmissionWebhookServer, addLabelsPatch, type AdmissionWebhookServer } from '../support/admission-webhook-server';
+import { webhookConfigurationLister } from '../../src/server/admission-webhooks';
 import { useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
 
@@ -128,9 +129,9 @@ test('a mutating webhook: every field of the review, the patch applied, updates 
   expect(generated.status).toBe(201);
   const genReview = hooks.requests.find((q) => q.path === '/mutate' && q.review.request.object?.data?.g === 'h')?.review.request;
   expect(genReview).toBeDefined();
-  expect(genReview.name).toBeUndefined();
-  expect(genReview.object.metadata).toMatchObject({ generateName: 'gen-', namespace: 'hooked' });
-  for (const field of ['name', 'uid', 'creationTimestamp']) expect(genReview.object.metadata).not.toHaveProperty(field);
+  expect(genReview!.name).toBeUndefined();
+  expect(genReview!.object.metadata).toMatchObject({ generateName: 'gen-', namespace: 'hooked' });
+  for (const field of ['name', 'uid', 'creationTimestamp']) expect(genReview!.object.metadata).not.toHaveProperty(field);
   expect(generated.json().metadata).toMatchObject({ name: expect.stringMatching(/^gen-[a-z0-9]{5}$/), labels: { 'mutated-by': 'test-webhook' } });
   expect(generated.json().metadata.uid).not.toBe('client-made');
 });
@@ -318,4 +319,18 @@ test('webhook configurations themselves never reach a webhook', async () => {
   // The configuration can still be changed and removed (afterEach deletes it).
   await applyWebhooks('Validating', 'deny-all', [webhook('deny-all.webhooks.test', '/deny', { ...everything, timeoutSeconds: 3 })]);
   expect((await create('x1')).code).toBe(1);
+});
+
+test('what admission reads: one array per state of the configurations, the same one for every write in between', async () => {
+  const lister = webhookConfigurationLister(srv.server.registry, srv.server.informers);
+  const none = lister.validating();
+  expect(none).toEqual([]);
+  expect(lister.validating()).toBe(none);
+  await applyWebhooks('Validating', 'listed', [webhook('listed.webhooks.test', '/allow')]);
+  const one = lister.validating();
+  expect(one.map((o) => o.metadata.name)).toEqual(['listed']);
+  expect(lister.validating()).toBe(one);
+  await applyWebhooks('Validating', 'listed', [webhook('listed.webhooks.test', '/allow', { timeoutSeconds: 3 })]);
+  expect(lister.validating()).not.toBe(one);
+  expect((lister.validating()[0] as unknown as { webhooks: Array<{ timeoutSeconds: number }> }).webhooks[0]?.timeoutSeconds).toBe(3);
 });

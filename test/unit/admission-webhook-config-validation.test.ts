@@ -353,6 +353,9 @@ describe('validation: clientConfig (ValidateWebhookURL, ValidateWebhookService)'
       'webhooks[0].clientConfig.service.namespace: Required value: service namespace is required',
       'webhooks[0].clientConfig.service.port: Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive',
     ]);
+    // kube passes the name and namespace to ValidateWebhookService the other way round.
+    expect(client({ service: { namespace: 'n', name: '' } })).toEqual(['webhooks[0].clientConfig.service.namespace: Required value: service namespace is required']);
+    expect(client({ service: { namespace: '', name: 's' } })).toEqual(['webhooks[0].clientConfig.service.name: Required value: service name is required']);
     expect(client({ service: { namespace: 'n', name: 's', port: 0 } })).toEqual([
       'webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive',
     ]);

@@ -257,6 +257,15 @@ describe('mutating', () => {
     expect(await statusOf(dispatchMutating(env('mutating'), context(), attrs()))).toMatchObject({ code: 400, reason: 'Nope', message: 'admission webhook "a.example.com" denied the request: Nope' });
   });
 
+  test('an answer with a million warnings is admitted, its warnings recorded', async () => {
+    const warnings = Array.from({ length: 1_000_000 }, (_, i) => `w${i % 10}`);
+    handlers = { a: (r) => answer(r, { allowed: true, warnings }) };
+    mutating = [configuration('c', [hook('a.example.com', 'a')])];
+    const ctx = context();
+    await dispatchMutating(env('mutating'), ctx, attrs());
+    expect(ctx.warnings).toHaveLength(1_000_000);
+  });
+
   test('a webhook that cannot be reached: Fail is kube’s 500, Ignore goes on', async () => {
     mutating = [configuration('c', [hook('down.example.com', 'nowhere')])];
     expect(await statusOf(dispatchMutating(env('mutating'), context(), attrs()))).toEqual({

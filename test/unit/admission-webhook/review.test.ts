@@ -107,6 +107,12 @@ describe('decoding the answer (client-go’s errors)', () => {
     expect(decodeReview('apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nresponse:\n  uid: u\n  allowed: true\n', 'v1').response).toMatchObject({ uid: 'u', allowed: true });
   });
 
+  test('YAML that does not parse: go-yaml’s error as the serializer returns it, not wrapped', () => {
+    const message = decodeError('response:\n  allowed: true\n bad: 1');
+    expect(message).toMatch(/^yaml: line 3: /);
+    expect(message).not.toContain('converting YAML');
+  });
+
   test('Go’s base64 for []byte', () => {
     expect(decodeGoStdBase64('W10=').toString()).toBe('[]');
     expect(decodeGoStdBase64('W1\n0=').toString()).toBe('[]');
@@ -140,6 +146,13 @@ describe('checking the answer (kube’s VerifyAdmissionResponse)', () => {
     );
     expect(r).toMatchObject({ allowed: false, patchType: 'JSONMergePatch', auditAnnotations: { a: 'b' }, warnings: ['w'], status: { code: 403, message: 'no', reason: 'Forbidden' } });
     expect(r.patch?.toString()).toBe('[]');
+  });
+
+  test('a denial’s causes keep only the fields they have (Go’s omitempty)', () => {
+    const status = { code: 422, message: 'no', details: { name: 'cm', causes: [{ message: 'bad value' }, { field: 'data.a', reason: 'FieldValueInvalid' }] } };
+    const r = verifyReview('u1', true, 'v1', decodeReview(JSON.stringify(v1({ uid: 'u1', allowed: false, status })), 'v1'));
+    expect(r.status?.details?.causes).toEqual([{ message: 'bad value' }, { reason: 'FieldValueInvalid', field: 'data.a' }]);
+    expect(Object.keys(r.status?.details?.causes?.[1] ?? {})).toEqual(['reason', 'field']);
   });
 
   test('v1beta1: neither uid nor kind checked, a patch is a JSON patch', () => {

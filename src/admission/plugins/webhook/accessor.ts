@@ -5,48 +5,10 @@
  * once per version of its configuration (by name and resourceVersion), never per request.
  */
 import { KubeObject, LabelSelector, LabelSelectorJson, compareGoStrings, labelSelectorAsSelector } from '../../../api';
+import { webhooksOf, type RuleWithOperationsJson, type WebhookClientConfigJson, type WebhookJson, type WebhookType } from '../../../api/admissionregistration';
 import { CelCompileError, compileAdmissionMatchCondition, type CompiledAdmissionMatchCondition } from '../../../api/admission-cel';
 
-/** kube's RuleWithOperations (operations plus the inlined Rule). */
-export interface RuleJson {
-  operations?: string[] | null;
-  apiGroups?: string[] | null;
-  apiVersions?: string[] | null;
-  resources?: string[] | null;
-  scope?: string | null;
-}
-
-export interface ServiceReferenceJson {
-  namespace?: string;
-  name?: string;
-  path?: string | null;
-  port?: number | null;
-}
-
-export interface ClientConfigJson {
-  url?: string | null;
-  service?: ServiceReferenceJson | null;
-  /** Base64 of a PEM bundle, as the API carries `[]byte`. */
-  caBundle?: string | null;
-}
-
-/** A MutatingWebhook or ValidatingWebhook as stored (defaulted and validated by its registry). */
-export interface WebhookJson {
-  name?: string;
-  clientConfig?: ClientConfigJson | null;
-  rules?: (RuleJson | null)[] | null;
-  failurePolicy?: string | null;
-  matchPolicy?: string | null;
-  namespaceSelector?: LabelSelectorJson | null;
-  objectSelector?: LabelSelectorJson | null;
-  sideEffects?: string | null;
-  timeoutSeconds?: number | null;
-  admissionReviewVersions?: string[] | null;
-  reinvocationPolicy?: string | null;
-  matchConditions?: ({ name?: string; expression?: string } | null)[] | null;
-}
-
-export type WebhookType = 'mutating' | 'validating';
+export type { WebhookJson, WebhookType };
 
 /** A parsed label selector: undefined selects nothing (kube: a nil selector), an error is kube's conversion error. */
 export type ParsedSelector = { selector: LabelSelector | undefined } | { error: string };
@@ -61,8 +23,8 @@ export interface WebhookAccessor {
   readonly type: WebhookType;
   readonly name: string;
   readonly hook: WebhookJson;
-  readonly rules: readonly RuleJson[];
-  readonly clientConfig: ClientConfigJson;
+  readonly rules: readonly RuleWithOperationsJson[];
+  readonly clientConfig: WebhookClientConfigJson;
   /** failurePolicy Ignore (kube's default, and a nil policy, is Fail). */
   readonly ignoreFailures: boolean;
   /** matchPolicy Equivalent (kube's v1 default). */
@@ -98,11 +60,10 @@ function compileConditions(hook: WebhookJson): MatchCondition[] {
 }
 
 /** The accessors of one configuration, in its webhooks' order (kube's getMutatingWebhookConfigurations). */
-export function webhookAccessors(config: KubeObject, type: WebhookType): WebhookAccessor[] {
+function webhookAccessors(config: KubeObject, type: WebhookType): WebhookAccessor[] {
   const configurationName = config.metadata.name ?? '';
   const seen = new Map<string, number>();
-  return ((config.webhooks as (WebhookJson | null)[] | null | undefined) ?? []).map((h) => {
-    const hook = h ?? {};
+  return webhooksOf(config).map((hook) => {
     const name = hook.name ?? '';
     const n = seen.get(name) ?? 0;
     seen.set(name, n + 1);
@@ -128,10 +89,12 @@ export function webhookAccessors(config: KubeObject, type: WebhookType): Webhook
 /**
  * Every webhook of one type, from the configurations `list` returns (the informer's objects): kept
  * per configuration name and resourceVersion, the whole list rebuilt only when the set of objects
- * changed.
+ * changed. The server's lister returns the same array until a configuration changes, so a request
+ * costs one comparison; any other list is compared object by object.
  */
 export class WebhookSource {
   private readonly byName = new Map<string, { resourceVersion: string; accessors: WebhookAccessor[] }>();
+  private lastList: readonly KubeObject[] | undefined;
   private lastObjects = new Set<KubeObject>();
   private lastHooks: readonly WebhookAccessor[] = [];
 
@@ -142,6 +105,8 @@ export class WebhookSource {
 
   webhooks(): readonly WebhookAccessor[] {
     const objects = this.list();
+    if (objects === this.lastList) return this.lastHooks;
+    this.lastList = objects;
     if (objects.length === this.lastObjects.size && objects.every((o) => this.lastObjects.has(o))) return this.lastHooks;
     const sorted = [...objects].sort((a, b) => compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? ''));
     const names = new Set<string>();

@@ -14,7 +14,7 @@ import type { Invocation } from './match';
 import { InvalidReviewError, ReviewDecodeError, decodeReview, encodeReview, reviewVersionFor, verifyReview, type AdmissionResult } from './review';
 
 /** kube's checkKeyFormat for admission annotations: `<prefix>/<name>`, a qualified name. */
-export function auditAnnotationKeyError(key: string): string | undefined {
+function auditAnnotationKeyError(key: string): string | undefined {
   if (key.split('/').length !== 2) {
     return "annotation key has invalid format, the right format is a DNS subdomain prefix and '/' and key name. (e.g. 'podsecuritypolicy.admission.k8s.io/admit-policy')";
   }
@@ -68,7 +68,8 @@ export async function callWebhook(ctx: RequestContext, inv: Invocation, mutating
   }
   for (const [k, v] of Object.entries(result.auditAnnotations)) addAdmissionAnnotation(ctx, `${name}/${k}`, v);
   // The request's warning recorder applies kube's rules (control characters, repeats, lengths).
-  ctx.warnings.push(...result.warnings);
+  // One at a time: an answer may hold millions, too many arguments for one push.
+  for (const w of result.warnings) ctx.warnings.push(w);
   if (!result.allowed) throw webhookDenial(name, result.status);
   return result;
 }

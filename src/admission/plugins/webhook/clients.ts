@@ -9,7 +9,7 @@
 import { X509Certificate } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { WebhookCallError, WebhookClient, requestUrl, type WebhookAnswer } from '../../../api/webhook-client';
-import type { ClientConfigJson } from './accessor';
+import type { WebhookClientConfigJson } from '../../../api/admissionregistration';
 
 /** Where a webhook is posted to. */
 export interface WebhookEndpoint {
@@ -20,7 +20,7 @@ export interface WebhookEndpoint {
 const MAX_CLIENTS = 200;
 
 /** The endpoint of a service reference: the Service is looked up when dialling, and there is none. */
-function serviceEndpoint(svc: NonNullable<ClientConfigJson['service']>): WebhookEndpoint {
+function serviceEndpoint(svc: NonNullable<WebhookClientConfigJson['service']>): WebhookEndpoint {
   const name = svc.name ?? '';
   const host = `${name}.${svc.namespace ?? ''}.svc:${svc.port ?? 443}`;
   return {
@@ -66,7 +66,7 @@ export class WebhookClients {
    * The endpoint of a webhook's clientConfig (the registry has checked it names a URL or a
    * service). Throws ClientConfigError for a CA bundle client-go would not load.
    */
-  endpointFor(cc: ClientConfigJson): WebhookEndpoint {
+  endpointFor(cc: WebhookClientConfigJson): WebhookEndpoint {
     if (cc.service) return serviceEndpoint(cc.service);
     const url = cc.url ?? '';
     const caBundle = cc.caBundle ?? '';

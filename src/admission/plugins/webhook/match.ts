@@ -48,8 +48,8 @@ function attributesNamespace(a: AdmissionAttributes): string {
 
 /** One request's matching state, shared by every webhook of a dispatch. */
 export class DispatchContext {
-  readonly base: RequestBase;
   readonly target: RuleTarget;
+  private baseCache?: RequestBase;
   private namespaceLabels?: Promise<Record<string, string> | undefined>;
   private equivalentsCache?: readonly EquivalentResource[];
 
@@ -59,19 +59,23 @@ export class DispatchContext {
     private readonly deps: MatchDeps,
   ) {
     const a = attrs;
-    const namespace = attributesNamespace(a);
-    this.target = { operation: a.operation, group: a.group, version: a.version, resource: a.resource, subresource: a.subresource, namespace };
-    this.base = {
+    this.target = { operation: a.operation, group: a.group, version: a.version, resource: a.resource, subresource: a.subresource, namespace: attributesNamespace(a) };
+  }
+
+  /** What the request says of itself in every review; made when a first webhook is to be called. */
+  get base(): RequestBase {
+    const a = this.attrs;
+    return (this.baseCache ??= {
       requestKind: { group: a.group, version: a.version, kind: a.kind },
       requestResource: { group: a.group, version: a.version, resource: a.resource },
       requestSubResource: a.subresource,
       name: a.name,
-      namespace,
+      namespace: this.target.namespace,
       operation: a.operation,
-      user: ctx.user,
+      user: this.ctx.user,
       dryRun: a.dryRun,
-      options: operationOptions(ctx, a.operation),
-    };
+      options: operationOptions(this.ctx, a.operation),
+    });
   }
 
   equivalents(): readonly EquivalentResource[] {

@@ -6,8 +6,8 @@
  *   and with Go's `omitempty`; `object`, `oldObject` and `options` are `null` when absent, as a
  *   RawExtension without an object encodes. v1beta1 has the same fields under its own apiVersion.
  * - the answer is decoded as client-go decodes it into the review it sent: JSON (or YAML: kube's
- *   decoder recognises both), apiVersion and kind read first (`couldn't get version/kind; json
- *   parse error: …`), a kind the webhook scheme does not hold refused, the other review version
+ *   decoder recognises both), apiVersion and kind read first (config/kind-document.ts: `couldn't
+ *   get version/kind; json parse error: …`), a kind the webhook scheme does not hold refused, the other review version
  *   not converted, the response's fields typed as Go types them (Go's UnmarshalTypeError, bad
  *   base64 in `patch`), unknown fields ignored. An `apiVersion`/`kind` left out is filled in for
  *   decoding but not kept, so a v1 answer without them fails the GVK check as in kube.
@@ -15,14 +15,14 @@
  *   apiVersion and kind, and a patch only with its patchType (and only from mutating webhooks);
  *   v1beta1 answers are checked for nothing but a response, a patch meaning JSONPatch.
  */
-import { StatusDetails, UserInfo, compareGoStrings, goJsonScan, goQuote, scanJson, unmarshalTypeMessage } from '../../../api';
-import { DocObject, DocValue, docFromPlain, jsonKind, parseJsonDoc, s, strictDecode, type Decoded } from '../../../config/config-decode';
-import { decodeConfigYaml, maxYamlDepth, maxYamlNodes } from '../../../config/config-yaml';
+import { StatusDetails, UserInfo, compareGoStrings, goQuote, unmarshalTypeMessage } from '../../../api';
+import { s, strictDecode, type Decoded } from '../../../config/config-decode';
+import { KindDocumentError, readKindDocument, type KindDocument } from '../../../config/kind-document';
 import type { WebhookStatus } from './errors';
 
 export type ReviewVersion = 'v1' | 'v1beta1';
 
-export const ADMISSION_GROUP = 'admission.k8s.io';
+const ADMISSION_GROUP = 'admission.k8s.io';
 
 /** The first of a webhook's admissionReviewVersions this server speaks (kube's CreateAdmissionObjects). */
 export function reviewVersionFor(versions: readonly string[] | null | undefined): ReviewVersion | undefined {
@@ -116,9 +116,6 @@ const WEBHOOK_SCHEME = 'k8s.io/apiserver/pkg/util/webhook/client.go:71';
 
 /** meta/v1's kinds every scheme holds unversioned (metav1.AddToGroupVersion). */
 const unversionedKinds = new Set(['Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList']);
-
-/** Go's type of the struct the JSON serializer reads apiVersion and kind into. */
-const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64_VALUES = new Map([...B64].map((c, i) => [c.charCodeAt(0), i]));
@@ -228,64 +225,21 @@ const shapes = { v1: reviewShape('v1'), v1beta1: reviewShape('v1beta1') };
 
 export type DecodedReview = Decoded<(typeof shapes)['v1']>;
 
-const kindError = (why: string): ReviewDecodeError => new ReviewDecodeError(`couldn't get version/kind; json parse error: ${why}`);
-
-/** Go's unicode.IsSpace before a `{`: kube's decoder takes the text as JSON (else YAML). */
-const JSON_START = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*\{/;
-
-function document(body: string): DocValue {
-  if (JSON_START.test(body)) {
-    const depth = scanJson(body);
-    if (depth.depthError) throw kindError(depth.depthError);
-    // Ours, not kube's: the checks below recurse per level.
-    if (depth.depth > maxYamlDepth) throw kindError(`nesting deeper than ${maxYamlDepth} levels`);
-    const scan = goJsonScan(Buffer.from(body, 'utf8'));
-    if ('error' in scan) throw kindError(scan.error);
-    return parseJsonDoc(body);
-  }
-  try {
-    return docFromPlain(decodeConfigYaml(body).value, maxYamlNodes);
-  } catch (e) {
-    throw new ReviewDecodeError(`error converting YAML to JSON: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
-
-/** encoding/json into the findKind struct: keys matched case-insensitively, the last winning. */
-function interpret(doc: DocValue): { apiVersion: string; kind: string } {
-  const out = { apiVersion: '', kind: '' };
-  if (doc === null) return out;
-  if (!(doc instanceof DocObject)) throw kindError(unmarshalTypeMessage(jsonKind(doc), findKindType));
-  let typeError: string | undefined;
-  for (const [key, v] of doc.entries) {
-    const lower = key.toLowerCase();
-    const field = lower === 'apiversion' ? 'apiVersion' : lower === 'kind' ? 'kind' : undefined;
-    if (!field || v === null) continue;
-    if (typeof v === 'string') out[field] = v;
-    else typeError ??= unmarshalTypeMessage(jsonKind(v), 'string', { struct: '', name: field });
-  }
-  if (typeError) throw kindError(typeError);
-  return out;
-}
-
-/** schema.ParseGroupVersion. */
-function parseGroupVersion(apiVersion: string): { group: string; version: string } {
-  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '' };
-  const parts = apiVersion.split('/');
-  if (parts.length === 1) return { group: '', version: apiVersion };
-  if (parts.length === 2) return { group: parts[0] as string, version: parts[1] as string };
-  throw new ReviewDecodeError(`unexpected GroupVersion string: ${apiVersion}`);
-}
-
 /**
  * Decodes a webhook's answer to a review of `sent`'s version as client-go decodes it into that
  * typed review. Throws ReviewDecodeError with Go's text.
  */
 export function decodeReview(body: string, sent: ReviewVersion): DecodedReview {
-  const doc = document(body);
-  const found = interpret(doc);
+  let read: KindDocument;
+  try {
+    read = readKindDocument(body);
+  } catch (e) {
+    if (e instanceof KindDocumentError) throw new ReviewDecodeError(e.message);
+    throw e;
+  }
   // The serializer fills in what the document leaves out from the review it decodes into.
-  const kind = found.kind || 'AdmissionReview';
-  let { group, version: v } = parseGroupVersion(found.apiVersion);
+  const kind = read.kind || 'AdmissionReview';
+  let { group, version: v } = read;
   if (v === '' && (group === '' || group === ADMISSION_GROUP)) [group, v] = [ADMISSION_GROUP, sent];
   const apiVersion = group === '' ? v : `${group}/${v}`;
   const version = group === ADMISSION_GROUP && (v === 'v1' || v === 'v1beta1') ? v : undefined;
@@ -294,7 +248,7 @@ export function decodeReview(body: string, sent: ReviewVersion): DecodedReview {
   if (metaKind) throw new ReviewDecodeError(`converting (v1.${kind}) to (${sent}.AdmissionReview): unknown conversion`);
   if (kind !== 'AdmissionReview' || !version) throw new ReviewDecodeError(`no kind ${goQuote(kind)} is registered for version ${goQuote(apiVersion)} in scheme ${goQuote(WEBHOOK_SCHEME)}`);
   if (version !== sent) throw new ReviewDecodeError(`converting (${version}.AdmissionReview) to (${sent}.AdmissionReview): unknown conversion`);
-  const decoded = strictDecode(shapes[sent].node, doc);
+  const decoded = strictDecode(shapes[sent].node, read.doc);
   if (decoded.error !== undefined) throw new ReviewDecodeError(decoded.error);
   return decoded.value as DecodedReview;
 }
@@ -311,11 +265,14 @@ export interface AdmissionResult {
   warnings: string[];
 }
 
-/** metav1.Status as the denial carries it. */
+/** metav1.Status as the denial carries it; a cause's empty fields left out, as Go's omitempty writes it. */
 function statusOf(st: Decoded<typeof statusShape> | undefined): WebhookStatus | undefined {
   if (!st) return undefined;
   const out: WebhookStatus = { status: st.status, message: st.message, reason: st.reason, code: st.code };
-  if (st.details) out.details = st.details as StatusDetails;
+  if (st.details) {
+    const causes = st.details.causes?.map(({ reason, message, field }) => ({ ...(reason ? { reason } : {}), ...(message ? { message } : {}), ...(field ? { field } : {}) }));
+    out.details = { ...st.details, ...(causes ? { causes } : {}) } as StatusDetails;
+  }
   return out;
 }
 

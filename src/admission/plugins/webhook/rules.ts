@@ -3,7 +3,7 @@
  * resource with subresource (`pods`, `pods/status`, either part a `*`), and scope. And the configuration
  * kinds no webhook ever sees, so a broken webhook cannot lock its own configuration.
  */
-import type { RuleJson } from './accessor';
+import type { RuleWithOperationsJson } from '../../../api/admissionregistration';
 
 /** What a rule is matched against: the request, or the request seen as an equivalent resource. */
 export interface RuleTarget {
@@ -41,7 +41,7 @@ function resourceMatches(resources: readonly string[] | null | undefined, t: Rul
 }
 
 /** kube's rules.Matcher.Matches. */
-export function ruleMatches(rule: RuleJson, t: RuleTarget): boolean {
+export function ruleMatches(rule: RuleWithOperationsJson, t: RuleTarget): boolean {
   return (
     scopeMatches(rule.scope, t) &&
     exactOrWildcard(rule.operations, t.operation) &&

@@ -25,7 +25,7 @@ import { type MatchConditionJson, type RuleWithOperationsJson, type WebhookClien
 import { goQuoteBytes, parseGoUrl } from './go-url';
 
 /** kube's validationOptions for webhook configurations. */
-export interface WebhookValidationOptions {
+interface WebhookValidationOptions {
   /** Skip matchConditions altogether (an update that leaves every webhook's conditions as they were). */
   ignoreMatchConditions: boolean;
   /** sideEffects must be None or NoneOnDryRun (else Unknown and Some are allowed too). */
@@ -38,7 +38,7 @@ export interface WebhookValidationOptions {
 }
 
 /** What a create (and an update of a valid object) must meet. */
-export const strictOptions: WebhookValidationOptions = {
+const strictOptions: WebhookValidationOptions = {
   ignoreMatchConditions: false,
   requireNoSideEffects: true,
   requireRecognizedAdmissionReviewVersion: true,
@@ -64,7 +64,7 @@ const root = (name: string): FieldPath => FieldPath.root(name);
 const operationsText = (ops: string[]): string => `[]admissionregistration.OperationType{${ops.map(goQuote).join(', ')}}`;
 
 /** utilvalidation.IsFullyQualifiedName: a DNS subdomain of at least three segments. */
-export function validateFullyQualifiedName(path: FieldPath, name: string): FieldError[] {
+function validateFullyQualifiedName(path: FieldPath, name: string): FieldError[] {
   if (name.length === 0) return [fieldErrors.required(path)];
   const errs = isDNS1123Subdomain(name);
   if (errs.length) return [fieldErrors.invalid(path, name, errs.join(','))];
@@ -204,7 +204,9 @@ function validateClientConfig(cc: WebhookClientConfigJson, path: FieldPath): Fie
   if (hasUrl) return validateWebhookUrl(path.child('url'), cc.url as string);
   const s = cc.service ?? {};
   // The port is defaulted (443) before validation; an unset one is Go's zero after conversion.
-  return validateWebhookService(path.child('service'), s.name ?? '', s.namespace ?? '', s.path, s.port ?? 0);
+  // kube hands the service's name and namespace over in the other order than ValidateWebhookService
+  // takes them: a missing name is reported as a missing namespace, and the reverse.
+  return validateWebhookService(path.child('service'), s.namespace ?? '', s.name ?? '', s.path, s.port ?? 0);
 }
 
 /** validateMatchCondition: a compiling expression (kube trims it first) and a qualified name. */
@@ -243,7 +245,7 @@ function validateMatchConditions(conditions: (MatchConditionJson | null)[], path
 }
 
 /** validateMutatingWebhook / validateValidatingWebhook (the latter has no reinvocationPolicy). */
-export function validateWebhook(hook: WebhookJson, kind: WebhookKind, opts: WebhookValidationOptions, path: FieldPath): FieldError[] {
+function validateWebhook(hook: WebhookJson, kind: WebhookKind, opts: WebhookValidationOptions, path: FieldPath): FieldError[] {
   const errs = validateFullyQualifiedName(path.child('name'), hook.name ?? '');
   (hook.rules ?? []).forEach((rule, i) => errs.push(...validateRuleWithOperations(rule ?? {}, path.child('rules').index(i))));
   if (hook.failurePolicy != null && !failurePolicies.includes(hook.failurePolicy)) {
@@ -268,7 +270,7 @@ export function validateWebhook(hook: WebhookJson, kind: WebhookKind, opts: Webh
 }
 
 /** validateMutatingWebhookConfiguration / validateValidatingWebhookConfiguration without the metadata. */
-export function validateWebhooks(obj: KubeObject, kind: WebhookKind, opts: WebhookValidationOptions): FieldError[] {
+function validateWebhooks(obj: KubeObject, kind: WebhookKind, opts: WebhookValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   webhooksOf(obj).forEach((hook, i) => {
@@ -289,7 +291,7 @@ export function validateWebhookConfiguration(obj: KubeObject, kind: WebhookKind)
 }
 
 /** The rules an update is held to, given what the stored object already breaks (kube's Update options). */
-export function updateOptions(obj: KubeObject, old: KubeObject): WebhookValidationOptions {
+function updateOptions(obj: KubeObject, old: KubeObject): WebhookValidationOptions {
   const oldHooks = webhooksOf(old);
   const newHooks = webhooksOf(obj);
   const names = oldHooks.map((h) => h.name ?? '');
