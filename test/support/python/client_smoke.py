@@ -53,6 +53,19 @@ out["events"] = events
 q = v1.create_namespaced_resource_quota(ns, client.V1ResourceQuota(
     metadata=client.V1ObjectMeta(name="q"), spec=client.V1ResourceQuotaSpec(hard={"configmaps": "1"})))
 out["quota"] = {"name": q.metadata.name, "hard": q.spec.hard}
+# A new quota restricts nothing until the quota controller has written its status (as in kube:
+# admission reads status.hard), so wait for that before going over it.
+def quota_counted(obj):
+    return bool(((obj.status or client.V1ResourceQuotaStatus()).used or {}).get("configmaps"))
+
+
+if not quota_counted(v1.read_namespaced_resource_quota("q", ns)):
+    for ev in watch.Watch().stream(v1.list_namespaced_resource_quota, ns, field_selector="metadata.name=q",
+                                   resource_version=q.metadata.resource_version, timeout_seconds=30):
+        if quota_counted(ev["object"]):
+            break
+    else:
+        raise SystemExit("the quota controller never wrote quota q's status")
 out["over_quota"] = api_error(lambda: v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="c2"))))
 
 print(json.dumps(out))
