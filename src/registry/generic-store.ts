@@ -307,9 +307,18 @@ export class GenericStore {
   }
 
   async delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    return this.deleteOne(ctx, name, opts, name);
+  }
+
+  /**
+   * kube's Store.Delete: the object is read (its 404 first), the preconditions checked (409), and
+   * only then does admission run, mutating and validating, with the stored object as oldObject —
+   * inside the write (kube's deleteValidation): in the update that marks an object with finalizers,
+   * or in the storage delete, again on a fresh read if the object changed meanwhile. `admissionName`
+   * is the name admission is told: the object's, or "" for an item of a deletecollection.
+   */
+  private async deleteOne(ctx: RequestContext, name: string, opts: DeleteOptions, admissionName: string): Promise<DeleteResult> {
     const key = this.keyFor(ctx.namespace, name);
-    // kube's delete handler runs mutating admission first, without the object.
-    await this.deps.admission.admit(ctx, this.attrs(ctx, 'DELETE', undefined, undefined, undefined, name));
     let existing: KubeObject;
     try {
       existing = await this.deps.storage.get(key);
@@ -317,14 +326,32 @@ export class GenericStore {
       throw this.translate(e, name, 'delete');
     }
     this.checkDeletePreconditions(name, opts.preconditions, existing);
-    await this.deps.admission.validate(ctx, this.attrs(ctx, 'DELETE', undefined, existing));
-    if (this.finalizersPending(existing)) return this.markForDeletion(ctx, key, name, existing, opts);
+    const admit = (current: KubeObject) => this.admitDelete(ctx, admissionName, current);
+    if (this.finalizersPending(existing)) return this.markForDeletion(ctx, key, name, existing, opts, admit);
     try {
-      const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun, cachedExisting: existing });
+      const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun, cachedExisting: existing, validateDeletion: admit });
       return { body: this.deletedBody(last), deleted: true };
     } catch (e) {
       throw this.translate(e, name, 'delete');
     }
+  }
+
+  /**
+   * kube's AdmissionToValidateObjectDeleteFunc: one set of attributes, the object about to be
+   * deleted (a copy) as oldObject, through mutating then validating admission.
+   */
+  private async admitDelete(ctx: RequestContext, name: string, current: KubeObject): Promise<void> {
+    const attrs = this.attrs(ctx, 'DELETE', undefined, cloneJson(current), undefined, name);
+    await this.deps.admission.admit(ctx, attrs);
+    await this.deps.admission.validate(ctx, attrs);
+  }
+
+  /**
+   * Whether deleting again an object already marked for deletion goes through admission (kube's
+   * store: yes, it is "marked" again); a resource with its own delete may answer without it.
+   */
+  protected admitsRepeatedDelete(_existing: KubeObject): boolean {
+    return true;
   }
 
   /**
@@ -363,14 +390,17 @@ export class GenericStore {
     return { body: { ...successStatus({ name, kind: this.def.kind }), code: 200 }, deleted };
   }
 
-  /** Deletes every object of the list (kube: DeleteCollection, one worker) and returns the list of those deleted. */
+  /**
+   * Deletes every object of the list (kube: DeleteCollection, one worker) and returns the list of
+   * those deleted. Admission sees each item with the collection's attributes: no name.
+   */
   async deleteCollection(ctx: RequestContext, query: ListQuery, opts: DeleteOptions): Promise<KubeList> {
     const list = await this.list(ctx, query);
     const deleted: KubeObject[] = [];
     for (const item of list.items) {
       const itemCtx = { ...ctx, namespace: item.metadata.namespace ?? '' };
       try {
-        const r = await this.delete(itemCtx, item.metadata.name ?? '', opts);
+        const r = await this.deleteOne(itemCtx, item.metadata.name ?? '', opts, '');
         deleted.push(r.body.kind === 'Status' ? item : (r.body as KubeObject));
       } catch (e) {
         if (e instanceof ApiError && e.code === 404) continue;
@@ -391,20 +421,27 @@ export class GenericStore {
     };
   }
 
+  /** The first phase of a delete with finalizers pending: admission (`admit`), then the object marked. */
   private async markForDeletion(
     ctx: RequestContext,
     key: string,
     name: string,
     existing: KubeObject,
     opts: DeleteOptions,
+    admit: (current: KubeObject) => Promise<void>,
   ): Promise<DeleteResult> {
-    if (existing.metadata.deletionTimestamp) return { body: existing, deleted: false };
+    if (existing.metadata.deletionTimestamp) {
+      // Marking again changes nothing (kube writes nothing either).
+      if (this.admitsRepeatedDelete(existing)) await admit(existing);
+      return { body: existing, deleted: false };
+    }
     try {
       const r = await this.deps.storage.guaranteedUpdate(key, {
         preconditions: opts.preconditions,
         dryRun: ctx.dryRun,
-        tryUpdate: (cur) => {
+        tryUpdate: async (cur) => {
           const obj = cur as KubeObject;
+          await admit(obj);
           this.markDeleted(obj, ctx.now());
           return obj;
         },

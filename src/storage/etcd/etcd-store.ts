@@ -209,10 +209,13 @@ export class EtcdStore implements Storage {
         checkPreconditions(key, opts.preconditions, cur.object);
         if (opts.validateDeletion) await opts.validateDeletion(cur.object);
       } catch (e) {
-        // kube: a check that fails on the cached object is retried once on a fresh read.
+        // kube: a check that fails on the cached object is retried once on a fresh read, unless that
+        // read shows the cached object was current (then its error stands: admission is not asked twice).
         if (!fromCache) throw e;
         fromCache = false;
+        const cachedRevision = cur.modRevision;
         cur = await this.readCurrent(key);
+        if (cur?.modRevision === cachedRevision) throw e;
         continue;
       }
       if (opts.dryRun) return cur.object;
