@@ -17,6 +17,12 @@ export interface AdmissionAttributes {
   resource: string;
   subresource: string;
   kind: string;
+  /**
+   * The kind's group and version when they are not the resource's: a subresource answered in
+   * another group's kind (serviceaccounts/token is authentication.k8s.io/v1 TokenRequest). Absent,
+   * the kind is in `group`/`version`.
+   */
+  kindGroupVersion?: { group: string; version: string };
   namespace: string;
   name: string;
   namespaced: boolean;
@@ -30,6 +36,36 @@ export interface AdmissionAttributes {
    * object is taken as it is.
    */
   decode?: (obj: unknown) => KubeObject;
+  /**
+   * The state of one `admit` of the chain across its two passes (kube's ReinvocationContext), set
+   * by AdmissionChain.admit: a plugin that changed the object asks for the second pass with
+   * `shouldReinvoke`, and keeps what it needs between passes under its name.
+   */
+  reinvocation?: ReinvocationContext;
+}
+
+/** The group and version of the attributes' kind (AdmissionAttributes.kindGroupVersion, else the resource's). */
+export function kindOf(a: AdmissionAttributes): { group: string; version: string; kind: string } {
+  const gv = a.kindGroupVersion ?? a;
+  return { group: gv.group, version: gv.version, kind: a.kind };
+}
+
+/**
+ * kube's admission ReinvocationContext: whether the mutating chain runs a second time, whether
+ * this is that second pass, and per-plugin values that live across the two passes.
+ */
+export class ReinvocationContext {
+  /** True during the second pass. */
+  isReinvoke = false;
+  /** Set by a plugin (a mutating webhook) that changed the object: the chain runs once more. */
+  shouldReinvoke = false;
+  private readonly values = new Map<string, unknown>();
+
+  /** The value a plugin keeps under `key`, made by `make` the first time. */
+  value<T>(key: string, make: () => T): T {
+    if (!this.values.has(key)) this.values.set(key, make());
+    return this.values.get(key) as T;
+  }
 }
 
 /**
@@ -70,9 +106,12 @@ export function handlesOperations(...operations: Operation[]): (operation: Opera
 }
 
 /**
- * kube's chainAdmissionHandler: `admit` runs every mutating plugin that handles the operation, in
- * order; the registry then does its own validation; `validate` runs every validating plugin that
- * handles the operation, in order. The first plugin to throw ends the phase.
+ * kube's chainAdmissionHandler inside its reinvocation handler: `admit` runs every mutating plugin
+ * that handles the operation, in order, and when a plugin asked for it (a mutating webhook changed
+ * the object) runs them all once more, in-tree plugins included (the ServiceAccount plugin then
+ * mounts its token into a container a webhook added; webhooks decide for themselves whether they
+ * are called again). The registry then does its own validation; `validate` runs every validating
+ * plugin that handles the operation, in order, once. The first plugin to throw ends the phase.
  */
 export class AdmissionChain {
   /** The plugins, in chain order. */
@@ -98,6 +137,14 @@ export class AdmissionChain {
   }
 
   async admit(ctx: RequestContext, attrs: AdmissionAttributes): Promise<void> {
+    const reinvocation = (attrs.reinvocation = new ReinvocationContext());
+    await this.admitOnce(ctx, attrs);
+    if (!reinvocation.shouldReinvoke) return;
+    reinvocation.isReinvoke = true;
+    await this.admitOnce(ctx, attrs);
+  }
+
+  private async admitOnce(ctx: RequestContext, attrs: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) if (p.admit && p.handles(attrs.operation)) await p.admit(ctx, attrs);
   }
 

@@ -5,7 +5,7 @@
  */
 import { ApiError, KubeObject, type RequestContext } from '../../../src/api';
 import { WebhookCallError } from '../../../src/api/webhook-client';
-import type { AdmissionAttributes, AdmissionDeps, EquivalentResource } from '../../../src/admission';
+import { AdmissionChain, type AdmissionAttributes, type AdmissionDeps, type AdmissionPlugin, type EquivalentResource } from '../../../src/admission';
 import { WebhookSource, type WebhookJson } from '../../../src/admission/plugins/webhook/accessor';
 import type { WebhookClients } from '../../../src/admission/plugins/webhook/clients';
 import type { DispatchEnv } from '../../../src/admission/plugins/webhook/match';
@@ -16,15 +16,15 @@ type Review = { apiVersion: string; request: Record<string, any> };
 type Handler = (review: Review) => unknown | Promise<unknown>;
 
 /** What each URL was sent, in order. */
-let sent: Array<{ url: string; review: Review; timeoutMs: number }>;
+let sent: Array<{ url: string; review: Review; timeoutMs: number; urlTimeoutMs: number }>;
 let handlers: Record<string, Handler>;
 
 const fakeClients = {
   endpointFor: (cc: { url?: string | null }) => ({
-    post: async (body: string, timeoutMs: number) => {
+    post: async (body: string, timeoutMs: number, urlTimeoutMs = timeoutMs) => {
       const url = cc.url ?? '';
       const review = JSON.parse(body) as Review;
-      sent.push({ url, review, timeoutMs });
+      sent.push({ url, review, timeoutMs, urlTimeoutMs });
       const h = handlers[url];
       if (!h) throw new WebhookCallError(`Post "${url}?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused`, false);
       const answer = await h(review);
@@ -103,6 +103,10 @@ const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => 
   decode,
   ...over,
 });
+
+/** The chain of `inTree` plugins then the mutating webhooks (kube's order), as the registry runs it. */
+const chainOf = (...inTree: AdmissionPlugin[]): AdmissionChain =>
+  new AdmissionChain([...inTree, { name: 'MutatingAdmissionWebhook', handles: () => true, admit: (ctx, a) => dispatchMutating(env('mutating'), ctx, a) }]);
 
 const statusOf = async (p: Promise<void>): Promise<Record<string, unknown>> => {
   try {
@@ -211,7 +215,7 @@ describe('mutating', () => {
     };
     mutating = [configuration('c', [hook('a.example.com', 'a', { reinvocationPolicy: 'IfNeeded' }), hook('b.example.com', 'b'), hook('c.example.com', 'c', { reinvocationPolicy: 'IfNeeded' })])];
     const ctx = context();
-    await dispatchMutating(env('mutating'), ctx, attrs());
+    await chainOf().admit(ctx, attrs());
     // a again (b changed the object after it); c ran after the change, so not again.
     expect(sent.map((s) => s.url)).toEqual(['a', 'b', 'c', 'a']);
     expect(aCalls).toBe(2);
@@ -227,8 +231,43 @@ describe('mutating', () => {
   test('reinvocationPolicy Never: no second round', async () => {
     handlers = { a: allow, b: patchWith([{ op: 'add', path: '/metadata/labels/b', value: 'y' }]) };
     mutating = [configuration('c', [hook('a.example.com', 'a'), hook('b.example.com', 'b')])];
-    await dispatchMutating(env('mutating'), context(), attrs());
+    await chainOf().admit(context(), attrs());
     expect(sent.map((s) => s.url)).toEqual(['a', 'b']);
+  });
+
+  test('reinvocation runs the in-tree mutating plugins again, only when a webhook changed the object', async () => {
+    const seen: string[] = [];
+    const inTree: AdmissionPlugin = { name: 'InTree', handles: () => true, admit: async (_ctx, a) => void seen.push(JSON.stringify(a.object?.metadata.labels ?? {})) };
+    handlers = { a: allow };
+    mutating = [configuration('c', [hook('a.example.com', 'a', { reinvocationPolicy: 'IfNeeded' })])];
+    await chainOf(inTree).admit(context(), attrs());
+    expect(seen).toEqual(['{}']);
+    handlers = { a: patchWith([{ op: 'add', path: '/metadata/labels/a', value: 'x' }]) };
+    await chainOf(inTree).admit(context(), attrs());
+    // The second pass: the in-tree plugin sees the webhook's change; a changed nothing since it ran, so it is not due.
+    expect(seen).toEqual(['{}', '{}', '{"a":"x"}']);
+    expect(sent.map((s) => s.url)).toEqual(['a', 'a']);
+  });
+
+  test('an in-tree plugin changing the object in the second pass makes every IfNeeded webhook called so far due', async () => {
+    const addsLabel = (a: AdmissionAttributes) => {
+      if (a.reinvocation?.isReinvoke) a.object!.metadata.labels = { ...a.object!.metadata.labels, intree: 'y' };
+    };
+    handlers = {
+      a: (r) => (r.request.object.metadata.labels?.a ? allow(r) : patchWith([{ op: 'add', path: '/metadata/labels/a', value: 'x' }])(r)),
+      b: allow,
+    };
+    mutating = [configuration('c', [hook('a.example.com', 'a', { reinvocationPolicy: 'IfNeeded' }), hook('b.example.com', 'b', { reinvocationPolicy: 'IfNeeded' })])];
+    const still: AdmissionPlugin = { name: 'Still', handles: () => true, admit: async () => undefined };
+    await chainOf(still).admit(context(), attrs());
+    // a changed the object but nothing called before it is IfNeeded, and nothing changed after it.
+    expect(sent.map((s) => s.url)).toEqual(['a', 'b']);
+    sent = [];
+    const obj = attrs();
+    await chainOf({ name: 'Changes', handles: () => true, admit: async (_ctx, a) => addsLabel(a) }).admit(context(), obj);
+    expect(sent.map((s) => s.url)).toEqual(['a', 'b', 'a', 'b']);
+    expect(sent[2]!.review.request.object.metadata.labels).toEqual({ a: 'x', intree: 'y' });
+    expect(obj.object?.metadata.labels).toEqual({ a: 'x', intree: 'y' });
   });
 
   test('a denial: the webhook’s status, at least 400, message prefixed; warnings and annotations kept', async () => {
@@ -255,6 +294,62 @@ describe('mutating', () => {
     expect(await statusOf(dispatchMutating(env('mutating'), context(), attrs()))).toMatchObject({ code: 400, message: 'admission webhook "a.example.com" denied the request without explanation' });
     handlers = { a: (r) => answer(r, { allowed: false, status: { reason: 'Nope' } }) };
     expect(await statusOf(dispatchMutating(env('mutating'), context(), attrs()))).toMatchObject({ code: 400, reason: 'Nope', message: 'admission webhook "a.example.com" denied the request: Nope' });
+     // The status word: empty or Success becomes Failure, any other is the webhook's; its metadata stays.
+    handlers = { a: (r) => answer(r, { allowed: false, status: { status: 'Success', code: 409 } }) };
+    expect(await statusOf(dispatchMutating(env('mutating'), context(), attrs()))).toMatchObject({ status: 'Failure', code: 409 });
+    handlers = { a: (r) => answer(r, { allowed: false, status: { status: 'Pending', code: 422, message: 'later', metadata: { resourceVersion: '7', continue: '' } } }) };
+    expect(await statusOf(dispatchMutating(env('mutating'), context(), attrs()))).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '7' },
+      status: 'Pending',
+      message: 'admission webhook "a.example.com" denied the request: later',
+      code: 422,
+    });
+  });
+
+  test('the call is bounded by the request’s deadline too; `?timeout=` tells the time left in whole seconds, rounded up', async () => {
+    handlers = { a: allow };
+    mutating = [configuration('c', [hook('a.example.com', 'a')])];
+    await dispatchMutating(env('mutating'), context({ deadlineAt: performance.now() + 60_000 }), attrs());
+    expect(sent[0]).toMatchObject({ timeoutMs: 10_000, urlTimeoutMs: 10_000 });
+    await dispatchMutating(env('mutating'), context({ deadlineAt: performance.now() + 5500 }), attrs());
+    const { timeoutMs, urlTimeoutMs } = sent[1]!;
+    expect(timeoutMs).toBeLessThanOrEqual(5500);
+    expect(urlTimeoutMs % 1000).toBe(0);
+    expect(urlTimeoutMs - timeoutMs).toBeGreaterThanOrEqual(0);
+    expect(urlTimeoutMs - timeoutMs).toBeLessThan(1000);
+    // Past the deadline nothing is sent: the failure policy decides, and Ignore ends the request there.
+    expect((await statusOf(dispatchMutating(env('mutating'), context({ deadlineAt: performance.now() - 1 }), attrs()))).message).toBe(
+      'Internal error occurred: failed calling webhook "a.example.com": failed to call webhook: context deadline exceeded',
+    );
+    mutating = [configuration('c', [hook('a.example.com', 'a', { failurePolicy: 'Ignore' })])];
+    expect(await statusOf(dispatchMutating(env('mutating'), context({ deadlineAt: performance.now() - 1 }), attrs()))).toMatchObject({
+      code: 504,
+      reason: 'Timeout',
+      message: 'Timeout: request did not complete within requested timeout',
+    });
+    expect(sent).toHaveLength(2);
+  });
+
+  test('a subresource answered in another group’s kind is reviewed as that kind', async () => {
+    handlers = { a: allow };
+    const rules = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['serviceaccounts/token'], scope: '*' as const }];
+    mutating = [configuration('c', [hook('a.example.com', 'a', { rules })])];
+    const tokenRequest = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { name: 'sa', namespace: 'ns' }, spec: {} } as KubeObject;
+    await dispatchMutating(
+      env('mutating'),
+      context(),
+      attrs({ resource: 'serviceaccounts', subresource: 'token', kind: 'TokenRequest', kindGroupVersion: { group: 'authentication.k8s.io', version: 'v1' }, name: 'sa', object: tokenRequest }),
+    );
+    expect(sent[0]!.review.request).toMatchObject({
+      kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+      resource: { group: '', version: 'v1', resource: 'serviceaccounts' },
+      subResource: 'token',
+      requestKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+      requestResource: { group: '', version: 'v1', resource: 'serviceaccounts' },
+      requestSubResource: 'token',
+    });
   });
 
   test('an answer with a million warnings is admitted, its warnings recorded', async () => {

@@ -6,16 +6,16 @@
  * back into the request's object. Each webhook called leaves kube's
  * `mutation.webhook.admission.k8s.io/round_<r>_index_<i>` audit annotation.
  *
- * Reinvocation (reinvocationPolicy IfNeeded): when a webhook changes the object, the IfNeeded
- * webhooks called before it are due again; after the first round, those are called once more, in
- * order (round 1). kube re-runs its whole mutating chain for that second round; here the in-tree
- * mutating plugins run before the webhooks and change nothing a second pass would, so only the
- * webhooks are run again.
+ * Reinvocation (kube's webhookReinvokeContext, kept in the chain's ReinvocationContext): a webhook
+ * that changes the object makes the chain run its mutating plugins a second time, in-tree ones
+ * included, and makes the IfNeeded webhooks called before the change due again. In that second
+ * pass (round 1) only due webhooks are called, in order; if the in-tree plugins changed the object
+ * since the webhooks last saw it, every IfNeeded webhook called so far is due too.
  */
-import { ApiError, KubeObject, equalJson, errors, goJsonScan, goQuote, scanJson, unmarshalTypeMessage } from '../../../api';
-import type { RequestContext } from '../../../api/request-context';
+import { ApiError, KubeObject, cloneJson, equalJson, errors, goJsonScan, goQuote, scanJson, unmarshalTypeMessage } from '../../../api';
+import { requestDone, type RequestContext } from '../../../api/request-context';
 import { applyJsonPatch } from '../../../patch';
-import type { AdmissionAttributes } from '../../interface';
+import { ReinvocationContext, kindOf, type AdmissionAttributes } from '../../interface';
 import type { WebhookAccessor } from './accessor';
 import { addAdmissionAnnotation, callWebhook } from './call';
 import { CallingWebhookError } from './errors';
@@ -25,13 +25,16 @@ import { isExemptAdmissionConfigurationResource } from './rules';
 const MUTATION_ANNOTATION_PREFIX = 'mutation.webhook.admission.k8s.io/';
 const FAILED_OPEN_ANNOTATION_PREFIX = `failed-open.${MUTATION_ANNOTATION_PREFIX}`;
 
-/** kube's webhookReinvokeContext. */
-class Reinvocation {
+/** kube's webhookReinvokeContext: the mutating webhooks' part of the chain's ReinvocationContext. */
+class WebhookReinvocation {
+  /** The object as the webhooks last left it (a copy), to see whether in-tree plugins changed it since. */
+  lastOutput: KubeObject | undefined;
   /** IfNeeded webhooks called since the object last changed. */
   private previouslyInvoked = new Set<string>();
   /** Webhooks due in round 1. */
   readonly due = new Set<string>();
 
+  /** The object changed: the IfNeeded webhooks called before are due again. */
   changed(): void {
     for (const uid of this.previouslyInvoked) this.due.add(uid);
     this.previouslyInvoked = new Set();
@@ -42,23 +45,31 @@ class Reinvocation {
   }
 }
 
-/** kube's mutating Dispatch for one request (both rounds). */
+/** kube's mutating Dispatch for one pass of the chain: round 0, or round 1 when the chain is reinvoked. */
 export async function dispatchMutating(env: DispatchEnv, ctx: RequestContext, attrs: AdmissionAttributes): Promise<void> {
-  if (isExemptAdmissionConfigurationResource(attrs.group, attrs.kind)) return;
+  if (isExemptAdmissionConfigurationResource(kindOf(attrs).group, attrs.kind)) return;
   const hooks = env.hooks();
   if (hooks.length === 0) return;
+  // Called outside a chain (tests), the request has its own context: there is no second pass.
+  const chain = (attrs.reinvocation ??= new ReinvocationContext());
+  const state = chain.value(REINVOCATION_KEY, () => new WebhookReinvocation());
+  // The in-tree plugins changed the object in the second pass: every IfNeeded webhook called is due.
+  if (chain.isReinvoke && !equalJson(state.lastOutput ?? null, attrs.object ?? null)) state.changed();
   const dc = new DispatchContext(ctx, attrs, env.deps);
-  const reinvocation = new Reinvocation();
-  await runRound(env, dc, hooks, 0, reinvocation);
-  if (reinvocation.due.size > 0) await runRound(env, dc, hooks, 1, reinvocation);
+  await runRound(env, dc, hooks, chain.isReinvoke ? 1 : 0, chain, state);
+  // Only a second pass compares with it: no copy for the writes no webhook changed.
+  if (!chain.isReinvoke && chain.shouldReinvoke) state.lastOutput = attrs.object ? cloneJson(attrs.object) : undefined;
 }
 
-async function runRound(env: DispatchEnv, dc: DispatchContext, hooks: readonly WebhookAccessor[], round: 0 | 1, reinvocation: Reinvocation): Promise<void> {
+/** Where the webhooks keep their state in the chain's ReinvocationContext (kube: the plugin's name). */
+const REINVOCATION_KEY = 'MutatingAdmissionWebhook';
+
+async function runRound(env: DispatchEnv, dc: DispatchContext, hooks: readonly WebhookAccessor[], round: 0 | 1, chain: ReinvocationContext, state: WebhookReinvocation): Promise<void> {
   for (let i = 0; i < hooks.length; i++) {
     const hook = hooks[i] as WebhookAccessor;
     const inv = await shouldCallHook(hook, dc);
     // A webhook skipped in round 0 is not called for the first time in round 1.
-    if (!inv || (round === 1 && !reinvocation.due.has(hook.uid))) continue;
+    if (!inv || (round === 1 && !state.due.has(hook.uid))) continue;
     let changed = false;
     let failure: unknown;
     try {
@@ -68,14 +79,17 @@ async function runRound(env: DispatchEnv, dc: DispatchContext, hooks: readonly W
     }
     const mutation = { configuration: hook.configurationName, webhook: hook.name, mutated: changed };
     addAdmissionAnnotation(dc.ctx, `${MUTATION_ANNOTATION_PREFIX}round_${round}_index_${i}`, JSON.stringify(mutation));
-    if (changed) reinvocation.changed();
-    reinvocation.invoked(hook);
+    if (changed) {
+      state.changed();
+      chain.shouldReinvoke = true;
+    }
+    state.invoked(hook);
     if (failure === undefined) continue;
     if (failure instanceof CallingWebhookError) {
       if (!hook.ignoreFailures) throw failure.toApiError();
       addAdmissionAnnotation(dc.ctx, `${FAILED_OPEN_ANNOTATION_PREFIX}round_${round}_index_${i}`, hook.name);
       // The request's own deadline passed meanwhile: no point going on.
-      if (dc.ctx.signal?.aborted) throw errors.timeout('request did not complete within requested timeout', 0);
+      if (requestDone(dc.ctx)) throw errors.timeout('request did not complete within requested timeout', 0);
       continue;
     }
     throw failure;
