@@ -9,6 +9,12 @@ export interface RequestContext {
   warnings: string[];
   dryRun: boolean;
   signal?: AbortSignal;
+  /**
+   * When the request's time is up (kube's request context deadline: --request-timeout, or a
+   * shorter `?timeout=`), a `performance.now()` reading. Absent for long-running requests and the
+   * writes the server makes itself.
+   */
+  deadlineAt?: number;
   now: () => Date;
   /**
    * The write's options as kube's meta/v1 CreateOptions, UpdateOptions, PatchOptions or
@@ -33,4 +39,15 @@ export function addAuditAnnotation(ctx: RequestContext, key: string, value: stri
   if (had !== undefined && had !== value) return false;
   annotations.set(key, value);
   return true;
+}
+
+/** The time left before the request's deadline, in ms (0 or less: passed); undefined without one. */
+export function remainingMs(ctx: RequestContext): number | undefined {
+  return ctx.deadlineAt === undefined ? undefined : ctx.deadlineAt - performance.now();
+}
+
+/** Whether the request has ended (server shutting down) or its deadline passed (kube: ctx.Done()). */
+export function requestDone(ctx: RequestContext): boolean {
+  const left = remainingMs(ctx);
+  return !!ctx.signal?.aborted || (left !== undefined && left <= 0);
 }

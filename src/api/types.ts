@@ -121,7 +121,8 @@ export interface Status {
   kind: 'Status';
   apiVersion: 'v1';
   metadata: ListMeta;
-  status: 'Success' | 'Failure';
+  /** 'Success' or 'Failure'; an admission webhook's denial keeps any other word its webhook gave (kube's ToStatusErr). */
+  status: 'Success' | 'Failure' | (string & {});
   message?: string;
   reason?: string;
   details?: StatusDetails;

@@ -11,6 +11,9 @@
  *   the code); a transport failure is Go's wording (`dial tcp …: connect: connection refused`), a
  *   deadline `context deadline exceeded`; each says whether kube's DefaultShouldRetry retries it.
  *   `postWithRetry` retries with kube's backoff but never past the deadline of the first attempt.
+ * - client-go's own retry of a 429 or 5xx answer carrying an integer `Retry-After` header (its
+ *   Request.maxRetries, 10 by default): the same POST again after that many seconds, within the
+ *   same deadline. On for a client made with `retryAfterAnswers` (admission webhooks).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -46,6 +49,12 @@ export const defaultRetryBackoff: RetryBackoff = { initialMs: 500, factor: 1.5, 
  * pass the webhook's own error through as kube does (admission.NewForbidden keeps a Forbidden one).
  */
 export class WebhookCallError extends Error {
+  /**
+   * Set on an answer client-go's checkWait would retry (429 or 5xx with an integer Retry-After
+   * header): the header's wait, in ms (0 or less: at once).
+   */
+  clientRetryWaitMs?: number;
+
   constructor(
     message: string,
     readonly retry: boolean,
@@ -55,6 +64,17 @@ export class WebhookCallError extends Error {
     super(message);
   }
 }
+
+/** client-go's retryAfterSeconds: the Retry-After header read by Go's strconv.Atoi; undefined when it does not parse. */
+export function retryAfterHeaderSeconds(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || !/^[+-]?[0-9]+$/.test(v)) return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** client-go's default Request.maxRetries: how many times a Retry-After answer is tried again. */
+export const clientMaxRetries = 10;
 
 /** apimachinery's NewGenericServerResponse message for an answer that is no Status. */
 function genericServerMessage(code: number, serverMessage: string): { message: string; reason: string } {
@@ -219,6 +239,11 @@ export interface WebhookClientOptions {
   /** The User-Agent header (client-go's default names the binary, version and platform). */
   userAgent?: string;
   maxResponseBytes?: number;
+  /**
+   * Whether `post` retries an answer carrying a Retry-After (429 or 5xx), as client-go's request
+   * does up to `clientMaxRetries` times. Every caller of kube's rest client gets that; off unless set.
+   */
+  retryAfterAnswers?: boolean;
 }
 
 /** One webhook server: its URL, its TLS agent (keep-alive), its credentials. */
@@ -292,9 +317,33 @@ export class WebhookClient {
 
   /**
    * One POST, bounded by `timeoutMs`; `urlTimeoutMs` is what `?timeout=` says (default the same).
-   * Rejects with WebhookCallError worded as client-go's url.Error / StatusError.
+   * With `retryAfterAnswers`, an answer asking to retry later is posted again (client-go's retry),
+   * every attempt within the same `timeoutMs`. Rejects with WebhookCallError worded as client-go's
+   * url.Error / StatusError.
    */
   async post(body: string, timeoutMs: number, urlTimeoutMs = timeoutMs): Promise<WebhookAnswer> {
+    if (!this.opts.retryAfterAnswers) return this.attempt(body, timeoutMs, urlTimeoutMs);
+    const deadline = performance.now() + timeoutMs;
+    for (let retries = 0; ; retries++) {
+      try {
+        return await this.attempt(body, Math.max(1, deadline - performance.now()), urlTimeoutMs);
+      } catch (e) {
+        if (!(e instanceof WebhookCallError) || e.clientRetryWaitMs === undefined || retries >= clientMaxRetries) throw e;
+        const wait = Math.max(0, e.clientRetryWaitMs);
+        const left = deadline - performance.now();
+        // client-go sleeps the whole wait, then its request fails on the expired context: the same
+        // error, told here when the deadline comes rather than after the wait.
+        if (wait >= left) {
+          await new Promise((r) => setTimeout(r, Math.max(0, left)));
+          throw new WebhookCallError(`Post ${JSON.stringify(requestUrl(this.server, urlTimeoutMs).toString())}: context deadline exceeded`, false);
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  /** One attempt of `post`. */
+  private async attempt(body: string, timeoutMs: number, urlTimeoutMs: number): Promise<WebhookAnswer> {
     const u = requestUrl(this.server, urlTimeoutMs);
     const host = u.host.includes(':') ? u.host : `${u.hostname}:${u.protocol === 'http:' ? 80 : 443}`;
     const where = (m: string): string => `Post ${JSON.stringify(u.toString())}: ${m}`;
@@ -369,8 +418,11 @@ async function answerOf(res: http.IncomingMessage, raw: Buffer, max: number): Pr
   const contentType = String(res.headers['content-type'] ?? '');
   const body = data.toString('utf8');
   if (code < 200 || code > 206) {
-    const ra = Number.parseInt(String(res.headers['retry-after'] ?? ''), 10);
-    throw statusError(code, contentType, body, Number.isFinite(ra) && ra > 0 ? ra : 0);
+    const retryAfter = retryAfterHeaderSeconds(res.headers['retry-after']);
+    const err = statusError(code, contentType, body, retryAfter !== undefined && retryAfter > 0 ? retryAfter : 0);
+    // client-go's checkWait: a 429 or any 5xx naming a wait is tried again.
+    if (retryAfter !== undefined && (code === 429 || code >= 500)) err.clientRetryWaitMs = retryAfter * 1000;
+    throw err;
   }
   if (data.length === 0) throw new WebhookCallError(`0-length response with status code: ${code} and content type: ${contentType}`, false);
   return { code, contentType, body };

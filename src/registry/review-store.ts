@@ -89,9 +89,13 @@ export class SubresourceStore extends GenericStore {
     return this.answer.create(ctx, name, obj, this.env);
   }
 
-  /** Admission sees the parent's resource and the subresource, with the answered kind (kube's attributes). */
+  /**
+   * Admission sees the parent's resource and the subresource, with the answered kind in its own
+   * group and version (kube's attributes: serviceaccounts/token is authentication.k8s.io/v1 TokenRequest).
+   */
   protected override attrs(ctx: RequestContext, operation: Operation, object?: KubeObject, oldObject?: KubeObject, subresource = '', name?: string): AdmissionAttributes {
     const a = super.attrs(ctx, operation, object, oldObject, subresource, name);
-    return { ...a, group: this.parent.def.group, version: this.parent.def.version, resource: this.parent.def.resource };
+    const kindGroupVersion = { group: this.def.group, version: this.def.version };
+    return { ...a, group: this.parent.def.group, version: this.parent.def.version, resource: this.parent.def.resource, kindGroupVersion };
   }
 }

@@ -4,17 +4,20 @@
  * then writes ConfigMaps and Secrets and sees what kube's would: the mutation, the denial, the
  * warnings, each failure policy with a webhook down, slow, answering garbage or the wrong uid, or
  * named by a Service, dry runs sent with `dryRun: true`, the selectors and matchConditions,
- * reinvocation, and a v1beta1 review. Every webhook is limited to namespaces labelled
+ * reinvocation (the ServiceAccount plugin run again for an injected container), a v1beta1 review,
+ * DELETE admitted after the object is read, subresources (pods/status, serviceaccounts/token),
+ * the request's deadline, Retry-After answers and the User-Agent. Every webhook is limited to namespaces labelled
  * `webhooks: on`, so nothing else the server writes reaches it.
  */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { startAdmissionWebhookServer, addLabelsPatch, type AdmissionWebhookServer } from '../support/admission-webhook-server';
+import { startAdmissionWebhookServer, addLabelsPatch, type AdmissionReviewRequest, type AdmissionWebhookServer } from '../support/admission-webhook-server';
 import { webhookConfigurationLister } from '../../src/server/admission-webhooks';
 import { useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
 
-const { srv } = useTestServer();
+// Service account tokens are served: serviceaccounts/token reaches webhooks.
+const { srv } = useTestServer({ serviceAccounts: { serviceAccountIssuers: ['https://issuer.test.example'], apiAudiences: ['api-a'] } });
 let hooks: AdmissionWebhookServer;
 let deadUrl: string;
 
@@ -83,6 +86,8 @@ test('a mutating webhook: every field of the review, the patch applied, updates 
 
   const recorded = hooks.requests.find((r) => r.path === '/mutate' && r.review.request.name === 'm1');
   expect(recorded?.query).toBe('timeout=2s');
+  // kube's admission webhook client names itself so.
+  expect(recorded?.userAgent).toBe('kube-apiserver-admission');
   const review = recorded!.review;
   expect(review.apiVersion).toBe('admission.k8s.io/v1');
   expect(review.request).toMatchObject({
@@ -333,4 +338,210 @@ test('what admission reads: one array per state of the configurations, the same 
   await applyWebhooks('Validating', 'listed', [webhook('listed.webhooks.test', '/allow', { timeoutSeconds: 3 })]);
   expect(lister.validating()).not.toBe(one);
   expect((lister.validating()[0] as unknown as { webhooks: Array<{ timeoutSeconds: number }> }).webhooks[0]?.timeoutSeconds).toBe(3);
+});
+
+const b64 = (ops: unknown[]) => Buffer.from(JSON.stringify(ops)).toString('base64');
+const onlyRules = (operations: string[], resources: string[]) => [{ operations, apiGroups: [''], apiVersions: ['v1'], resources }];
+const reviewsWhere = (path: string, pred: (r: AdmissionReviewRequest['request']) => boolean) => hooks.reviews(path).filter((r) => pred(r.request));
+
+describe('DELETE', () => {
+  test('webhooks run once the object is read and the preconditions hold, with the stored object as oldObject', async () => {
+    hooks.on('/on-delete', () => ({ allowed: true }));
+    await applyWebhooks('Mutating', 'on-delete', [
+      webhook('on-delete.webhooks.test', '/on-delete', {
+        rules: onlyRules(['DELETE'], ['configmaps']),
+        objectSelector: { matchLabels: { del: 'yes' } },
+        matchConditions: [{ name: 'old-object', expression: "oldObject.metadata.name.startsWith('d')" }],
+      }),
+    ]);
+    for (const [name, labels] of [['d1', { del: 'yes' }], ['d2', { del: 'no' }], ['d3', { del: 'yes' }], ['x1', { del: 'yes' }]] as const) {
+      expect(await create(name, labels)).toMatchObject({ code: 0 });
+    }
+    // The mutating webhook sees the object being deleted: its objectSelector and matchConditions match on it.
+    expect(await srv.kubectl(['delete', 'configmap', 'd1', '-n', 'hooked'])).toMatchObject({ code: 0 });
+    expect(reviewOf('/on-delete', 'd1', 'DELETE')?.request).toMatchObject({
+      operation: 'DELETE',
+      object: null,
+      oldObject: { kind: 'ConfigMap', metadata: { name: 'd1', labels: { del: 'yes' } } },
+      options: { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' },
+    });
+    for (const name of ['d2', 'x1']) expect(await srv.kubectl(['delete', 'configmap', name, '-n', 'hooked'])).toMatchObject({ code: 0 });
+    expect(hooks.reviews('/on-delete').map((r) => r.request.name)).toEqual(['d1']);
+
+    // What fails before admission in kube never reaches a webhook: a missing object is its own 404,
+    // in a missing namespace too (not the namespace's), and a failed precondition its 409.
+    const missing = await srv.kubectl(['delete', 'configmap', 'ghost', '-n', 'hooked']);
+    expect(missing.stderr).toContain('Error from server (NotFound): configmaps "ghost" not found');
+    const nowhere = await srv.request('DELETE', '/api/v1/namespaces/nowhere/configmaps/d3');
+    expect({ status: nowhere.status, message: nowhere.json().message }).toEqual({ status: 404, message: 'configmaps "d3" not found' });
+    const conflict = await srv.request('DELETE', '/api/v1/namespaces/hooked/configmaps/d3', { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-its-uid' } } });
+    expect(conflict.status).toBe(409);
+    expect(hooks.reviews('/on-delete').map((r) => r.request.name)).toEqual(['d1']);
+  });
+
+  test('a mutating webhook denying a DELETE keeps the object', async () => {
+    await applyWebhooks('Mutating', 'deny-delete', [webhook('deny-delete.webhooks.test', '/deny', { rules: onlyRules(['DELETE'], ['configmaps']), objectSelector: { matchLabels: { keep: 'yes' } } })]);
+    expect(await create('kept', { keep: 'yes' })).toMatchObject({ code: 0 });
+    const r = await srv.kubectl(['delete', 'configmap', 'kept', '-n', 'hooked']);
+    expect(r.stderr).toContain('admission webhook "deny-delete.webhooks.test" denied the request: denied by the test webhook');
+    expect((await srv.kubectl(['get', 'configmap', 'kept', '-n', 'hooked'])).code).toBe(0);
+  });
+
+  test('deletecollection: each item is reviewed with the collection’s attributes (no name) and its own oldObject', async () => {
+    hooks.on('/collection', () => ({ allowed: true }));
+    await applyWebhooks('Mutating', 'collection', [webhook('collection.webhooks.test', '/collection', { rules: onlyRules(['DELETE'], ['configmaps']), objectSelector: { matchLabels: { batch: 'one' } } })]);
+    for (const name of ['c1', 'c2']) expect(await create(name, { batch: 'one' })).toMatchObject({ code: 0 });
+    const r = await srv.request('DELETE', '/api/v1/namespaces/hooked/configmaps?labelSelector=batch%3Done');
+    expect(r.status).toBe(200);
+    expect(r.json().items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['c1', 'c2']);
+    const reviews = hooks.reviews('/collection');
+    expect(reviews.map((v) => [v.request.name, v.request.namespace, v.request.oldObject.metadata.name])).toEqual([
+      [undefined, 'hooked', 'c1'],
+      [undefined, 'hooked', 'c2'],
+    ]);
+  });
+});
+
+describe('pods', () => {
+  beforeAll(async () => {
+    await until('the default service account of hooked', async () => (await srv.request('GET', '/api/v1/namespaces/hooked/serviceaccounts/default')).status === 200);
+  });
+
+  test('a container a webhook injects gets the service account token mounted: the in-tree plugins run again', async () => {
+    hooks.on('/sidecar', (r) =>
+      r.request.object.spec.containers.some((c: { name: string }) => c.name === 'sidecar')
+        ? { allowed: true }
+        : { allowed: true, patchType: 'JSONPatch', patch: b64([{ op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'busybox' } }]) },
+    );
+    await applyWebhooks('Mutating', 'sidecar', [webhook('sidecar.webhooks.test', '/sidecar', { rules: onlyRules(['CREATE'], ['pods']) })]);
+    expect(await srv.kubectl(['run', 'injected', '--image=nginx', '-n', 'hooked'])).toMatchObject({ code: 0 });
+    const pod = JSON.parse((await srv.kubectl(['get', 'pod', 'injected', '-n', 'hooked', '-o', 'json'])).stdout);
+    const volumes = pod.spec.volumes.filter((v: { name: string }) => v.name.startsWith('kube-api-access-'));
+    expect(volumes).toHaveLength(1);
+    const mount = { name: volumes[0].name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
+    expect(pod.spec.containers.map((c: { name: string; volumeMounts?: unknown[] }) => [c.name, c.volumeMounts])).toEqual([
+      ['injected', [mount]],
+      ['sidecar', [mount]],
+    ]);
+    // reinvocationPolicy Never: the webhook itself is called once.
+    expect(reviewsWhere('/sidecar', (q) => q.name === 'injected')).toHaveLength(1);
+  });
+
+  test('a webhook on pods/status: matched by its subresource, reviewed with the Pod and its stored state', async () => {
+    hooks.on('/pod-status', (r) => (r.request.object.status?.phase === 'Failed' ? { allowed: false, status: { code: 422, reason: 'Invalid', message: 'no failing here' } } : { allowed: true }));
+    await applyWebhooks('Validating', 'pod-status', [webhook('pod-status.webhooks.test', '/pod-status', { rules: onlyRules(['UPDATE'], ['pods/status']) })]);
+    expect(await srv.kubectl(['run', 'st', '--image=nginx', '-n', 'hooked'])).toMatchObject({ code: 0 });
+    // A write to the pod itself is not the subresource.
+    expect(await srv.kubectl(['label', 'pod', 'st', '-n', 'hooked', 'x=y'])).toMatchObject({ code: 0 });
+    expect(hooks.reviews('/pod-status')).toHaveLength(0);
+    const ok = await srv.kubectl(['patch', 'pod', 'st', '-n', 'hooked', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running"}}']);
+    expect(ok).toMatchObject({ code: 0 });
+    expect(reviewOf('/pod-status', 'st', 'UPDATE')?.request).toMatchObject({
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      subResource: 'status',
+      requestSubResource: 'status',
+      object: { status: { phase: 'Running' } },
+      oldObject: { metadata: { labels: { x: 'y' } } },
+      options: { kind: 'UpdateOptions' },
+    });
+    const denied = await srv.kubectl(['patch', 'pod', 'st', '-n', 'hooked', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Failed"}}']);
+    expect(denied.stderr).toContain('admission webhook "pod-status.webhooks.test" denied the request: no failing here');
+    expect(JSON.parse((await srv.kubectl(['get', 'pod', 'st', '-n', 'hooked', '-o', 'json'])).stdout).status.phase).toBe('Running');
+  });
+});
+
+test('serviceaccounts/token is reviewed as what it is: an authentication.k8s.io/v1 TokenRequest', async () => {
+  await until('the default service account of hooked', async () => (await srv.request('GET', '/api/v1/namespaces/hooked/serviceaccounts/default')).status === 200);
+  await applyWebhooks('Validating', 'tokens', [webhook('tokens.webhooks.test', '/allow', { rules: onlyRules(['CREATE'], ['serviceaccounts/token']) })]);
+  const r = await srv.kubectl(['create', 'token', 'default', '-n', 'hooked']);
+  expect(r.code).toBe(0);
+  expect(reviewOf('/allow', 'default')?.request).toMatchObject({
+    kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+    resource: { group: '', version: 'v1', resource: 'serviceaccounts' },
+    subResource: 'token',
+    requestKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+    requestResource: { group: '', version: 'v1', resource: 'serviceaccounts' },
+    requestSubResource: 'token',
+    object: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' },
+  });
+});
+
+test('a patch that makes the object invalid: the registry’s own 422', async () => {
+  hooks.on('/invalidate', () => ({ allowed: true, patchType: 'JSONPatch', patch: b64([{ op: 'add', path: '/metadata/labels', value: { 'not a key!': 'v' } }]) }));
+  await applyWebhooks('Mutating', 'invalidate', [webhook('invalidate.webhooks.test', '/invalidate', { objectSelector: { matchLabels: { case: 'invalidate' } } })]);
+  const r = await create('inv', { case: 'invalidate' });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain('The ConfigMap "inv" is invalid: metadata.labels: Invalid value: "not a key!"');
+  const raw = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: JSON.parse(configMap('inv2', { case: 'invalidate' })) });
+  expect({ status: raw.status, reason: raw.json().reason }).toEqual({ status: 422, reason: 'Invalid' });
+});
+
+test('the call is bounded by the request’s own deadline, which `?timeout=` tells the webhook', async () => {
+  await applyWebhooks('Validating', 'deadline', [webhook('deadline.webhooks.test', '/allow', { timeoutSeconds: 10, objectSelector: { matchLabels: { case: 'deadline' } } })]);
+  expect(await create('dl1', { case: 'deadline' })).toMatchObject({ code: 0 });
+  expect(await srv.kubectl(['create', '-f', '-', '--request-timeout=3s'], { input: configMap('dl2', { case: 'deadline' }) })).toMatchObject({ code: 0 });
+  const queries = hooks.requests.filter((q) => q.path === '/allow' && ['dl1', 'dl2'].includes(q.review.request.name ?? '')).map((q) => [q.review.request.name, q.query]);
+  expect(queries[0]).toEqual(['dl1', 'timeout=10s']);
+  // The time left of 3 s, rounded up to whole seconds (less if the request waited before the call).
+  expect(queries[1]?.[0]).toBe('dl2');
+  expect(queries[1]?.[1]).toMatch(/^timeout=[123]s$/);
+  // A slow mutating webhook under a short request deadline: cut off there; Ignore then ends the request as timed out.
+  await applyWebhooks('Mutating', 'deadline', [webhook('deadline.webhooks.test', '/slow', { timeoutSeconds: 10, failurePolicy: 'Ignore', objectSelector: { matchLabels: { case: 'deadline' } } })]);
+  const slow = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps?timeout=1s', { body: JSON.parse(configMap('dl3', { case: 'deadline' })) });
+  expect(slow.status).toBe(504);
+  expect((await srv.kubectl(['get', 'configmap', 'dl3', '-n', 'hooked'])).code).toBe(1);
+});
+
+test('a denial’s own status word other than Success is kept', async () => {
+  hooks.on('/pending', () => ({ allowed: false, status: { status: 'Pending', code: 409, reason: 'Conflict', message: 'try later' } }));
+  await applyWebhooks('Validating', 'pending', [webhook('pending.webhooks.test', '/pending', { objectSelector: { matchLabels: { case: 'pending' } } })]);
+  const raw = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: JSON.parse(configMap('pe1', { case: 'pending' })) });
+  expect({ status: raw.status, body: raw.json() }).toEqual({
+    status: 409,
+    body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Pending', message: 'admission webhook "pending.webhooks.test" denied the request: try later', reason: 'Conflict', code: 409 },
+  });
+  // client-go reads a Status as the error only when it says Failure: kubectl falls back to the code's generic words, as against kube.
+  const k = await create('pe2', { case: 'pending' });
+  expect(k.stderr).toContain('Error from server (AlreadyExists): error when creating "STDIN": the server reported a conflict (post configmaps)');
+});
+
+describe('Retry-After answers (client-go retries them)', () => {
+  test('a 429 with Retry-After is posted again, and the next answer decides', async () => {
+    hooks.on('/busy-once', (_r, n) => (n === 1 ? { raw: '', status: 429, contentType: 'text/plain', headers: { 'Retry-After': '1' } } : { allowed: true, ...addLabelsPatch(_r, { retried: 'yes' }) }));
+    await applyWebhooks('Mutating', 'busy', [webhook('busy.webhooks.test', '/busy-once', { objectSelector: { matchLabels: { case: 'busy' } } })]);
+    expect(await create('busy1', { case: 'busy' })).toMatchObject({ code: 0 });
+    const sent = hooks.requests.filter((q) => q.path === '/busy-once');
+    expect(sent.map((q) => [q.review.request.name, q.query])).toEqual([
+      ['busy1', 'timeout=2s'],
+      ['busy1', 'timeout=2s'],
+    ]);
+    // The same review both times.
+    expect(sent[1]?.review.request.uid).toBe(sent[0]?.review.request.uid);
+    expect(JSON.parse((await srv.kubectl(['get', 'configmap', 'busy1', '-n', 'hooked', '-o', 'json'])).stdout).metadata.labels).toMatchObject({ retried: 'yes' });
+  });
+
+  test('ten retries at most, then the answer is the failure; a wait past the deadline is the deadline’s failure', async () => {
+    hooks.on('/busy-always', () => ({ raw: '', status: 503, contentType: 'text/plain', headers: { 'Retry-After': '0' } }));
+    hooks.on('/busy-long', () => ({ raw: '', status: 429, contentType: 'text/plain', headers: { 'Retry-After': '30' } }));
+    hooks.on('/busy-no-wait', () => ({ raw: '', status: 429, contentType: 'text/plain' }));
+    await applyWebhooks('Validating', 'busy', [
+      webhook('always.webhooks.test', '/busy-always', { objectSelector: { matchLabels: { case: 'always' } } }),
+      webhook('long.webhooks.test', '/busy-long', { timeoutSeconds: 1, objectSelector: { matchLabels: { case: 'long' } } }),
+      webhook('no-wait.webhooks.test', '/busy-no-wait', { objectSelector: { matchLabels: { case: 'no-wait' } } }),
+    ]);
+    const always = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: JSON.parse(configMap('ba1', { case: 'always' })) });
+    expect({ status: always.status, message: always.json().message }).toEqual({
+      status: 500,
+      message: 'Internal error occurred: failed calling webhook "always.webhooks.test": failed to call webhook: the server is currently unable to handle the request',
+    });
+    expect(hooks.reviews('/busy-always')).toHaveLength(11);
+    const long = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: JSON.parse(configMap('bl1', { case: 'long' })) });
+    expect(long.json().message).toBe(`Internal error occurred: failed calling webhook "long.webhooks.test": failed to call webhook: Post "${hooks.url('/busy-long')}?timeout=1s": context deadline exceeded`);
+    expect(hooks.reviews('/busy-long')).toHaveLength(1);
+    // Without Retry-After, no retry.
+    const noWait = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: JSON.parse(configMap('bn1', { case: 'no-wait' })) });
+    expect(noWait.json().message).toBe('Internal error occurred: failed calling webhook "no-wait.webhooks.test": failed to call webhook: the server has received too many requests and has asked us to try again later');
+    expect(hooks.reviews('/busy-no-wait')).toHaveLength(1);
+  });
 });

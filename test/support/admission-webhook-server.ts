@@ -12,8 +12,9 @@
  *   /warnings     allowed with two warnings
  *   /annotations  allowed with the audit annotation `decided-by: test-webhook`
  *
- * Answers carry the apiVersion the review came in (v1 or v1beta1). `on(path, handler)` adds or
- * replaces a handler; `caBundle` is what a webhook configuration's clientConfig.caBundle takes.
+ * Answers carry the apiVersion the review came in (v1 or v1beta1); a raw answer may set its status
+ * code and headers (a 429 with Retry-After). `on(path, handler)` adds or replaces a handler;
+ * `caBundle` is what a webhook configuration's clientConfig.caBundle takes.
  */
 import https from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -45,13 +46,15 @@ export interface AdmissionReviewRequest {
 }
 
 /** What a handler answers: the review's `response` fields (uid and apiVersion are filled in), or raw text. */
-export type WebhookReply = Record<string, unknown> | { raw: string; contentType?: string; status?: number };
+export type WebhookReply = Record<string, unknown> | { raw: string; contentType?: string; status?: number; headers?: Record<string, string> };
 export type WebhookHandler = (review: AdmissionReviewRequest, call: number) => WebhookReply | Promise<WebhookReply>;
 
 export interface RecordedReview {
   path: string;
   /** The query string client-go sent (`timeout=10s`). */
   query: string;
+  /** The request's User-Agent header. */
+  userAgent: string;
   review: AdmissionReviewRequest;
 }
 
@@ -121,7 +124,7 @@ export async function startAdmissionWebhookServer(): Promise<AdmissionWebhookSer
         res.writeHead(400).end();
         return;
       }
-      requests.push({ path: p, query, review });
+      requests.push({ path: p, query, userAgent: req.headers['user-agent'] ?? '', review });
       const n = (calls.get(p) ?? 0) + 1;
       calls.set(p, n);
       const handler = handlers.get(p);
@@ -133,7 +136,8 @@ export async function startAdmissionWebhookServer(): Promise<AdmissionWebhookSer
         (reply) => {
           if (res.destroyed) return;
           if ('raw' in reply && typeof reply.raw === 'string') {
-            res.writeHead((reply.status as number | undefined) ?? 200, { 'content-type': (reply.contentType as string | undefined) ?? 'application/json' }).end(reply.raw);
+            const headers = { 'content-type': (reply.contentType as string | undefined) ?? 'application/json', ...((reply.headers as Record<string, string> | undefined) ?? {}) };
+            res.writeHead((reply.status as number | undefined) ?? 200, headers).end(reply.raw);
             return;
           }
           const body = { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...reply } };

@@ -88,6 +88,8 @@ export function withRequestTimeout(requestTimeoutMs: number = defaultRequestTime
     // Counted from here: only the request-info and logging filters ran since the request arrived
     // (microseconds). One duration for every request without `?timeout=`: Node keeps one timer list
     // per distinct duration, so the usual request's timer joins the list of all the others.
+    // What the handlers see of it (kube's context deadline): webhooks are told the time left.
+    state.deadlineAt = performance.now() + ms;
     if (ms <= maxTimerMs) {
       state.deadline = setTimeout(expire, ms, res);
       res.on('close', clear);

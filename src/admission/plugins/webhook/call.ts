@@ -1,12 +1,14 @@
 /**
  * One call of one webhook (kube's callAttrMutatingHook / callHook up to the decision): the dry-run
- * rule, the review in the first version the webhook accepts, the POST bounded by timeoutSeconds,
+ * rule, the review in the first version the webhook accepts, the POST bounded by timeoutSeconds
+ * and by the request's own deadline, whichever comes first (`?timeout=` tells the webhook the time
+ * left, rounded up to whole seconds),
  * the answer decoded and checked, its audit annotations and warnings recorded, a denial turned
  * into the webhook's Status. Every way the call itself can fail is a CallingWebhookError worded as
  * kube's, for the failurePolicy to decide.
  */
 import { isQualifiedName } from '../../../api';
-import { addAuditAnnotation, type RequestContext } from '../../../api/request-context';
+import { addAuditAnnotation, remainingMs, type RequestContext } from '../../../api/request-context';
 import { WebhookCallError } from '../../../api/webhook-client';
 import { ClientConfigError, type WebhookClients, type WebhookEndpoint } from './clients';
 import { CallingWebhookError, dryRunUnsupported, webhookDenial } from './errors';
@@ -51,9 +53,14 @@ export async function callWebhook(ctx: RequestContext, inv: Invocation, mutating
     if (e instanceof ClientConfigError) throw new CallingWebhookError(name, `could not get REST client: ${e.message}`);
     throw e;
   }
+  // kube: the request's context, cut to timeoutSeconds; what is left of it, in whole seconds
+  // rounded up, goes in `?timeout=`. An expired context fails before anything is sent.
+  const timeoutMs = Math.min(hook.timeoutMs, remainingMs(ctx) ?? Infinity);
+  if (timeoutMs <= 0) throw new CallingWebhookError(name, 'failed to call webhook: context deadline exceeded');
+  const urlTimeoutMs = Math.ceil(timeoutMs / 1000) * 1000;
   let answer: string;
   try {
-    answer = (await endpoint.post(body, hook.timeoutMs)).body;
+    answer = (await endpoint.post(body, timeoutMs, urlTimeoutMs)).body;
   } catch (e) {
     if (e instanceof WebhookCallError) throw new CallingWebhookError(name, `failed to call webhook: ${e.message}`);
     throw e;

@@ -5,6 +5,10 @@
  * closed). A `service` reference cannot be dialled here: this server serves no Services, so the
  * call fails as kube's fails for a Service that does not exist, and the webhook's failurePolicy
  * decides.
+ *
+ * Every call says `User-Agent: kube-apiserver-admission` (kube's webhook client configuration sets
+ * it for admission webhooks alone; the authorization webhook keeps client-go's default) and is
+ * retried as client-go retries an answer carrying a Retry-After.
  */
 import { X509Certificate } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -13,9 +17,12 @@ import type { WebhookClientConfigJson } from '../../../api/admissionregistration
 
 /** Where a webhook is posted to. */
 export interface WebhookEndpoint {
-  /** One POST of `body` within `timeoutMs` (`?timeout=` says the same); rejects with WebhookCallError. */
-  post(body: string, timeoutMs: number): Promise<WebhookAnswer>;
+  /** One POST of `body` within `timeoutMs`, `?timeout=<urlTimeoutMs>` (default the same); rejects with WebhookCallError. */
+  post(body: string, timeoutMs: number, urlTimeoutMs?: number): Promise<WebhookAnswer>;
 }
+
+/** kube's admission webhook clients' User-Agent (webhookutil's setGlobalDefaults). */
+export const ADMISSION_USER_AGENT = 'kube-apiserver-admission';
 
 const MAX_CLIENTS = 200;
 
@@ -24,9 +31,9 @@ function serviceEndpoint(svc: NonNullable<WebhookClientConfigJson['service']>): 
   const name = svc.name ?? '';
   const host = `${name}.${svc.namespace ?? ''}.svc:${svc.port ?? 443}`;
   return {
-    post: async (_body, timeoutMs) => {
+    post: async (_body, timeoutMs, urlTimeoutMs = timeoutMs) => {
       // Go keeps the port kube names (443 too), which URL's serialisation would drop.
-      const u = requestUrl(`https://${host}${svc.path ?? ''}`, timeoutMs);
+      const u = requestUrl(`https://${host}${svc.path ?? ''}`, urlTimeoutMs);
       throw new WebhookCallError(`Post ${JSON.stringify(`https://${host}${u.pathname}${u.search}`)}: service ${JSON.stringify(name)} not found`, false);
     },
   };
@@ -77,7 +84,7 @@ export class WebhookClients {
       const ca = caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined;
       const caError = ca === undefined ? undefined : caBundleError(ca);
       if (caError) throw new ClientConfigError(`unable to load root certificates: ${caError}`);
-      client = new WebhookClient({ connection: { server: url, ...(ca ? { ca } : {}) } });
+      client = new WebhookClient({ connection: { server: url, ...(ca ? { ca } : {}) }, userAgent: ADMISSION_USER_AGENT, retryAfterAnswers: true });
       this.clients.set(key, client);
     }
     return client;

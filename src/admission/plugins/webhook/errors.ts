@@ -3,7 +3,7 @@
  * ErrWebhookRejection, webhook/errors): a failure to reach or understand the webhook, which its
  * failurePolicy decides, and a denial, which always fails the request with the webhook's Status.
  */
-import { ApiError, StatusDetails, StatusReason, errors, failureStatus, goQuote } from '../../../api';
+import { ApiError, ListMeta, StatusDetails, StatusReason, errors, failureStatus, goQuote } from '../../../api';
 
 /**
  * The webhook could not be called or answered nonsense (kube's ErrCallingWebhook): the request
@@ -27,6 +27,8 @@ export class CallingWebhookError extends Error {
 
 /** The Status a webhook answered a denial with, as decoded (metav1.Status's fields). */
 export interface WebhookStatus {
+  /** Its non-empty fields only (Go's omitempty). */
+  metadata?: ListMeta;
   status?: string;
   message?: string;
   reason?: string;
@@ -35,8 +37,9 @@ export interface WebhookStatus {
 }
 
 /**
- * kube's ToStatusErr: the webhook's own Status, at least a 400 and a Failure, its message prefixed
- * with `admission webhook "<name>" denied the request` (the reason stands in for an empty message;
+ * kube's ToStatusErr: the webhook's own Status (its metadata too), at least a 400, its status word
+ * Failure where it was empty or Success (any other word is kept), its message prefixed with
+ * `admission webhook "<name>" denied the request` (the reason stands in for an empty message;
  * with neither, `… without explanation`).
  */
 export function webhookDenial(webhookName: string, result: WebhookStatus | undefined): ApiError {
@@ -44,7 +47,10 @@ export function webhookDenial(webhookName: string, result: WebhookStatus | undef
   const r = result ?? {};
   const code = (r.code ?? 0) < 400 ? 400 : (r.code as number);
   const message = r.message ? `${deniedBy}: ${r.message}` : r.reason ? `${deniedBy}: ${r.reason}` : `${deniedBy} without explanation`;
-  return new ApiError(failureStatus(code, (r.reason ?? '') as StatusReason, message, r.details));
+  const status = failureStatus(code, (r.reason ?? '') as StatusReason, message, r.details);
+  if (r.status && r.status !== 'Success') status.status = r.status;
+  if (r.metadata) status.metadata = { ...r.metadata };
+  return new ApiError(status);
 }
 
 /** kube's NewDryRunUnsupportedErr: a dry run reaching a webhook with side effects (400, whatever the failurePolicy). */

@@ -11,7 +11,7 @@ import { AuthorizationAttributes, KubeObject, UserInfo, errors } from '../../../
 import { evaluateAdmissionMatchConditions, type AdmissionAuthorizerCheck } from '../../../api/admission-cel';
 import type { RequestContext } from '../../../api/request-context';
 import type { AdmissionDeps, EquivalentResource } from '../../deps';
-import { operationOptions, type AdmissionAttributes } from '../../interface';
+import { kindOf, operationOptions, type AdmissionAttributes } from '../../interface';
 import type { ParsedSelector, WebhookAccessor } from './accessor';
 import type { WebhookClients } from './clients';
 import { admissionRequest, type RequestBase, type RequestView } from './review';
@@ -66,7 +66,8 @@ export class DispatchContext {
   get base(): RequestBase {
     const a = this.attrs;
     return (this.baseCache ??= {
-      requestKind: { group: a.group, version: a.version, kind: a.kind },
+      // A subresource's kind may be another group's (serviceaccounts/token: authentication.k8s.io/v1 TokenRequest).
+      requestKind: kindOf(a),
       requestResource: { group: a.group, version: a.version, resource: a.resource },
       requestSubResource: a.subresource,
       name: a.name,

@@ -269,6 +269,16 @@ export interface AdmissionResult {
 function statusOf(st: Decoded<typeof statusShape> | undefined): WebhookStatus | undefined {
   if (!st) return undefined;
   const out: WebhookStatus = { status: st.status, message: st.message, reason: st.reason, code: st.code };
+  const m = st.metadata;
+  if (m) {
+    const metadata = {
+      ...(m.selfLink ? { selfLink: m.selfLink } : {}),
+      ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
+      ...(m.continue ? { continue: m.continue } : {}),
+      ...(m.remainingItemCount !== undefined && m.remainingItemCount !== null ? { remainingItemCount: m.remainingItemCount } : {}),
+    };
+    if (Object.keys(metadata).length > 0) out.metadata = metadata;
+  }
   if (st.details) {
     const causes = st.details.causes?.map(({ reason, message, field }) => ({ ...(reason ? { reason } : {}), ...(message ? { message } : {}), ...(field ? { field } : {}) }));
     out.details = { ...st.details, ...(causes ? { causes } : {}) } as StatusDetails;

@@ -6,8 +6,8 @@
  * leaves kube's `failed-open.validating.webhook.admission.k8s.io/round_0_index_<i>` annotation.
  */
 import { errors } from '../../../api';
-import type { RequestContext } from '../../../api/request-context';
-import type { AdmissionAttributes } from '../../interface';
+import { requestDone, type RequestContext } from '../../../api/request-context';
+import { kindOf, type AdmissionAttributes } from '../../interface';
 import { addAdmissionAnnotation, callWebhook } from './call';
 import { CallingWebhookError } from './errors';
 import { DispatchContext, shouldCallHook, type DispatchEnv, type Invocation } from './match';
@@ -17,7 +17,7 @@ const FAILED_OPEN_ANNOTATION_PREFIX = 'failed-open.validating.webhook.admission.
 
 /** kube's validating Dispatch for one request. */
 export async function dispatchValidating(env: DispatchEnv, ctx: RequestContext, attrs: AdmissionAttributes): Promise<void> {
-  if (isExemptAdmissionConfigurationResource(attrs.group, attrs.kind)) return;
+  if (isExemptAdmissionConfigurationResource(kindOf(attrs).group, attrs.kind)) return;
   const hooks = env.hooks();
   if (hooks.length === 0) return;
   const dc = new DispatchContext(ctx, attrs, env.deps);
@@ -27,7 +27,7 @@ export async function dispatchValidating(env: DispatchEnv, ctx: RequestContext, 
     if (inv) relevant.push(inv);
   }
   if (relevant.length === 0) return;
-  if (ctx.signal?.aborted) throw errors.timeout('request did not complete within requested timeout', 0);
+  if (requestDone(ctx)) throw errors.timeout('request did not complete within requested timeout', 0);
   const failures: unknown[] = [];
   await Promise.all(
     relevant.map(async (inv, idx) => {
