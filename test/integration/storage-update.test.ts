@@ -1,7 +1,7 @@
 /**
  * GuaranteedUpdate on a real etcd with the watch cache's copy as the first guess (kube's
  * cachedExistingObject): one Txn when the copy is current, a retry on the state the failed Txn
- * returned when it is stale, and kube's re-read rules for errors and no-op updates. etcd's own
+ * returned when it is stale, and kube's re-read rules for errors and no-op updates (a delete's validation too). etcd's own
  * gRPC counters (/metrics) tell how many round trips each update took.
  */
 import type { KubeObject } from '../../src/api';
@@ -164,4 +164,33 @@ test('an unchanged update still writes a value the transformer reports stale (ku
   } finally {
     await staleStore.close();
   }
+});
+
+test('a delete whose validation fails on a current cached copy: checked once, one read, nothing deleted; on a stale copy, checked again on the fresh state', async () => {
+  const { key, obj } = await stored('eA==');
+  const checked: unknown[] = [];
+  const refuse = (cur: KubeObject) => {
+    checked.push(cur.metadata.resourceVersion);
+    throw new Error('refused');
+  };
+  let error: unknown;
+  const calls = await callsOf(async () => {
+    error = await store.delete(key, { cachedExisting: obj, validateDeletion: refuse }).catch((e: unknown) => e);
+  });
+  expect((error as Error).message).toBe('refused');
+  // kube's conditionalDelete: the fresh read shows the copy was current, so its error stands.
+  expect(checked).toEqual([obj.metadata.resourceVersion]);
+  expect(calls).toEqual({ Range: 1, Txn: 0 });
+
+  const current = (await store.guaranteedUpdate(key, { tryUpdate: withData('eQ==') })).object;
+  checked.length = 0;
+  const last = await store.delete(key, {
+    cachedExisting: obj,
+    validateDeletion: (cur) => {
+      checked.push(cur.metadata.resourceVersion);
+      if (cur.metadata.resourceVersion === obj.metadata.resourceVersion) throw new Error('stale');
+    },
+  });
+  expect(checked).toEqual([obj.metadata.resourceVersion, current.metadata.resourceVersion]);
+  expect(last.data).toEqual({ a: 'eQ==' });
 });
