@@ -246,6 +246,27 @@ describe('AdmissionChain', () => {
     expect(log).toEqual(['A.admit CREATE']);
   });
 
+  test('reinvocation: a plugin asking for it makes every mutating plugin run once more (validating ones still once); a fresh context per admit', async () => {
+    const log: string[] = [];
+    const asks: AdmissionPlugin = {
+      name: 'Asks',
+      handles: () => true,
+      admit: async (_ctx, a) => {
+        log.push(`Asks.admit ${a.reinvocation?.isReinvoke ? 'again' : 'first'}`);
+        if (!a.reinvocation?.isReinvoke) (a.reinvocation as NonNullable<typeof a.reinvocation>).shouldReinvoke = true;
+      },
+    };
+    const chain = new AdmissionChain([recorder(log, 'A'), asks, recorder(log, 'B', { validate: true })]);
+    const a = attrs();
+    await chain.admit(ctx, a);
+    await chain.validate(ctx, a);
+    expect(log).toEqual(['A.admit CREATE', 'Asks.admit first', 'A.admit CREATE', 'Asks.admit again', 'A.validate CREATE', 'B.validate CREATE']);
+    // Nobody asks: one pass.
+    log.length = 0;
+    await new AdmissionChain([recorder(log, 'A')]).admit(ctx, attrs());
+    expect(log).toEqual(['A.admit CREATE']);
+  });
+
   test('handlesOperations is kube NewHandler', () => {
     const h = handlesOperations('CREATE', 'UPDATE');
     expect(allOperations.filter(h)).toEqual(['CREATE', 'UPDATE']);
