@@ -8,7 +8,7 @@
  *   whose `issuer` must be `url`, then its `jwks_uri`, both over HTTPS trusting
  *   `certificateAuthority` (else Node's bundled Mozilla roots, not the host's store: an IdP behind a CA installed only on the host needs certificateAuthority). Fetched in the background until they load
  *   (until then a token for the issuer is refused, as kube's "authenticator not initialized"), and
- *   fetched again when a token names a key the set does not hold (at most every 10 s).
+ *   fetched again when no key the set holds verifies a token's signature (at most every 10 s).
  * - Checks as go-oidc v2.2.1 (kube 1.32's) and kube make them, in their order: the claims' types,
  *   the audience when one is configured, `exp` (no leeway; a token without one is expired), `nbf`
  *   (one minute's leeway), no `iat` check, the algorithm (RS/ES/PS 256/384/512), and only then the
@@ -39,7 +39,7 @@ const NBF_LEEWAY_S = 60;
 const ZERO_TIME_S = -62135596800;
 
 export interface JwtAuthenticatorOptions {
-  /** Why a token for this issuer was refused (no token contents). */
+  /** Why a token for this issuer was refused: kube's reason with the token's values `[redacted]`. */
   onFailure?: (issuer: string, reason: string) => void;
   /** A failed key fetch (retried). */
   onInitError?: (issuer: string, error: string) => void;
@@ -339,8 +339,8 @@ export class JwtAuthenticator implements TokenAuthenticator {
     if (!header) throw new Refusal('oidc: verify token: oidc: malformed jwt: the protected header is not base64url-encoded JSON');
     const typeRefusal = claimTypesRefusal(claims);
     if (typeRefusal) throw typeRefusal;
-    // go-oidc's audience type: null is one empty audience.
-    const aud = claims.aud === null ? [''] : audienceClaim(claims);
+    // go-oidc's audience type (the types are checked above): null is one empty audience, as is a null in the list.
+    const aud = claims.aud === null ? [''] : Array.isArray(claims.aud) ? claims.aud.map((a: unknown) => (typeof a === 'string' ? a : '')) : audienceClaim(claims);
     const audiences = [...new Set(this.config.issuer.audiences)];
     // One audience: go-oidc's ClientID check, before the times. Several: kube's own, after the signature.
     const clientId = audiences.length === 1 ? (audiences[0] as string) : undefined;
