@@ -94,7 +94,7 @@ describe('a refused service-account token', () => {
       return r.code !== 0;
     }, { timeoutMs: 20_000 });
     await refused(token);
-    expect(await review(token)).toEqual({ user: {}, error: `service account ${ns}/secret-robot has been deleted` });
+    expect(await review(token)).toEqual({ user: {}, error: 'serviceaccounts "secret-robot" not found' });
 
     expect((await kubectl(['-n', ns, 'create', 'serviceaccount', 'secret-robot'])).stderr).toBe('');
     const newUid = (await kubectl(['-n', ns, 'get', 'serviceaccount', 'secret-robot', '-o', 'jsonpath={.metadata.uid}'])).stdout;
@@ -103,7 +103,7 @@ describe('a refused service-account token', () => {
 
     const reasons = refusals().map((e) => e.reason);
     expect(reasons).toContain('token audiences [redacted] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]');
-    expect(reasons).toContain('service account [redacted] has been deleted');
+    expect(reasons).toContain('serviceaccounts [redacted] not found');
     expect(reasons).toContain(`service account UID (${newUid}) does not match claim ([redacted])`);
     const logged = refusals().map((e) => JSON.stringify(e)).join('\n');
     for (const value of ['secret-robot', ns, claimedUid, 'secret-audience', token, elsewhere]) expect({ value, found: logged.includes(value) }).toEqual({ value, found: false });

@@ -6,7 +6,7 @@
  */
 import { X509Certificate, createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
-import { goQuoteList, nameIsDNSLabel, nameIsDNSSubdomain, type KubeObject } from '../../api';
+import { goQuote, goQuoteList, nameIsDNSLabel, nameIsDNSSubdomain, type KubeObject } from '../../api';
 import { audienceClaim } from './jwt';
 import { authenticationFailure, REDACTED, Refusal } from './token-review';
 import { CREDENTIAL_ID_KEY, type TokenAuthenticator, type TokenUser, type UserInfo } from './types';
@@ -280,21 +280,25 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     if (!namespace || !saName || !saUid) throw new Refusal('service account token claims could not be validated due to unexpected private claim');
     if (claims.sub !== serviceAccountUsername(namespace, saName)) throw new Refusal('service account token claims could not be validated due to unexpected private claim');
 
+    // kube 1.32's order: the account (its getter's NotFound when gone), its uid, then a deletion
+    // older than the leeway; the same for a bound Secret or Pod.
     const account = await this.opts.lookup('serviceaccounts', namespace, saName);
-    if (!account || account.metadata.deletionTimestamp) throw new Refusal(`service account ${namespace}/${saName} has been deleted`, `service account ${REDACTED} has been deleted`);
+    if (!account) throw new Refusal(`serviceaccounts ${goQuote(saName)} not found`, `serviceaccounts ${REDACTED} not found`);
     if (account.metadata.uid !== saUid) {
       const text = (claim: string): string => `service account UID (${account.metadata.uid ?? ''}) does not match claim (${claim})`;
       throw new Refusal(text(saUid), text(REDACTED));
     }
+    if (deletedBefore(account, now)) throw new Refusal(`service account ${namespace}/${saName} has been deleted`, `service account ${REDACTED} has been deleted`);
     if (k8s.secret) {
       const secretName = typeof k8s.secret.name === 'string' ? k8s.secret.name : '';
       const secretUid = typeof k8s.secret.uid === 'string' ? k8s.secret.uid : '';
       const secret = secretName ? await this.opts.lookup('secrets', namespace, secretName) : undefined;
-      if (!secret || secret.metadata.deletionTimestamp) throw new Refusal('service account token has been invalidated');
+      if (!secret) throw new Refusal('service account token has been invalidated');
       if (secret.metadata.uid !== secretUid) {
         const text = (claim: string): string => `secret UID (${secret.metadata.uid ?? ''}) does not match service account secret ref claim (${claim})`;
         throw new Refusal(text(secretUid), text(REDACTED));
       }
+      if (deletedBefore(secret, now)) throw new Refusal('service account token has been invalidated');
     }
     let podName = '';
     let podUid = '';

@@ -101,7 +101,17 @@ describe('ServiceAccountAuthenticator', () => {
     expect(await reason(a.authenticateToken(await issue({ audiences: ['x', 'y'] })))).toBe('token audiences ["x" "y"] is invalid for the target audiences ["api"]');
     expect(await reason(authenticator([sa], new Date(now.getTime() + 3661_000)).authenticateToken(await issue()))).toBe('service account token has expired');
     expect(await reason(authenticator([sa], new Date(now.getTime() - 61_000)).authenticateToken(await issue()))).toBe('service account token is not valid yet');
-    expect(await reason(authenticator([]).authenticateToken(await issue()))).toBe('service account ns/robot has been deleted');
+    // Gone: the getter's NotFound, as kube's; being deleted for longer than the leeway: deleted.
+    expect(await reason(authenticator([]).authenticateToken(await issue()))).toBe('serviceaccounts "robot" not found');
+    const deleting = (at: Date) => ({ ...sa, metadata: { ...sa.metadata, deletionTimestamp: at.toISOString() } }) as KubeObject;
+    expect(await reason(authenticator([deleting(new Date(now.getTime() - 61_000))]).authenticateToken(await issue()))).toBe('service account ns/robot has been deleted');
+    expect(await authenticator([deleting(now)]).authenticateToken(await issue())).not.toBeNull();
+    // The uid speaks before the deletion.
+    expect(await reason(authenticator([deleting(new Date(now.getTime() - 61_000))]).authenticateToken(await issue({ serviceAccount: { name: 'robot', uid: 'old' } })))).toBe(
+      'service account UID (sa-uid) does not match claim (old)',
+    );
+    const secretDeleted = { ...secret, metadata: { ...secret.metadata, deletionTimestamp: new Date(now.getTime() - 61_000).toISOString() } } as KubeObject;
+    expect(await reason(authenticator([sa, secretDeleted]).authenticateToken(await issue({ secret: { name: 's', uid: 'secret-uid' } })))).toBe('service account token has been invalidated');
     expect(await reason(a.authenticateToken(await issue({ serviceAccount: { name: 'robot', uid: 'old' } })))).toBe('service account UID (sa-uid) does not match claim (old)');
     expect(await reason(a.authenticateToken(await issue({ secret: { name: 's', uid: 'secret-uid' } })))).toBe('service account token has been invalidated');
     expect(await reason(authenticator([sa, secret]).authenticateToken(await issue({ secret: { name: 's', uid: 'old' } })))).toBe(
@@ -118,7 +128,11 @@ describe('ServiceAccountAuthenticator', () => {
     const ghost = { ...sa, metadata: { ...sa.metadata, namespace: 'secret-ns', name: 'secret-name', uid: 'real-uid' } } as KubeObject;
     const bound = { ...secret, metadata: { ...secret.metadata, namespace: 'secret-ns', uid: 'real-secret-uid' } } as KubeObject;
     const cases: Array<[Promise<string>, string]> = [
-      [reason(authenticator([], now, log).authenticateToken(await issue(claimed))), 'service account secret-ns/secret-name has been deleted'],
+      [reason(authenticator([], now, log).authenticateToken(await issue(claimed))), 'serviceaccounts "secret-name" not found'],
+      [
+        reason(authenticator([{ ...ghost, metadata: { ...ghost.metadata, uid: 'claimed-uid', deletionTimestamp: '2029-01-01T00:00:00Z' } } as KubeObject], now, log).authenticateToken(await issue(claimed))),
+        'service account secret-ns/secret-name has been deleted',
+      ],
       [reason(authenticator([ghost], now, log).authenticateToken(await issue(claimed))), 'service account UID (real-uid) does not match claim (claimed-uid)'],
       [reason(authenticator([sa], now, log).authenticateToken(await issue({ audiences: ['secret-audience'] }))), 'token audiences ["secret-audience"] is invalid for the target audiences ["api"]'],
       [
@@ -128,6 +142,7 @@ describe('ServiceAccountAuthenticator', () => {
     ];
     for (const [got, message] of cases) expect(await got).toBe(message);
     expect(logged).toEqual([
+      'serviceaccounts [redacted] not found',
       'service account [redacted] has been deleted',
       'service account UID (real-uid) does not match claim ([redacted])',
       'token audiences [redacted] is invalid for the target audiences ["api"]',
