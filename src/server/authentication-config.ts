@@ -66,7 +66,8 @@ export function loadAuthenticationConfig(path: string, opts: AuthenticationConfi
   const load = (source: { path: string } | { text: string; path: string }): AuthenticationConfiguration => loadConfig(source, kind);
   const config = load({ path });
   if (config.anonymous && opts.anonymousAuthFlag !== undefined) {
-    // kube: field.Forbidden(anonymous, …) returned from ToAuthenticationConfig.
+    // kube: field.Forbidden(anonymous, …) returned from ToAuthenticationConfig (kube 1.32 misspells
+    // the flag in that message as `--anonynous-auth`; ours names it as it is spelled).
     throw new Error(
       fieldErrorString(fieldErrors.forbidden('anonymous', '--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file')),
     );

@@ -103,11 +103,13 @@ test('kubectl auth whoami shows the JWT user (SelfSubjectReview)', async () => {
   });
 });
 
-test('expired, wrong audience, wrong issuer, badly signed and malformed tokens are 401 Status', async () => {
+test('expired, not yet valid, wrong audience, wrong issuer, badly signed and malformed tokens are 401 Status', async () => {
   const now = Math.floor(Date.now() / 1000);
   const good = await token();
   const cases: Record<string, string> = {
     expired: await token({ exp: now - 60 }),
+    // go-oidc's leeway for nbf is one minute.
+    'not yet valid': await token({ nbf: now + 300 }),
     'wrong audience': await token({ aud: 'someone-else' }),
     'wrong issuer': await token({ iss: 'https://elsewhere.example.com' }),
     'bad signature': await issuer.sign({ aud: 'kubernetes', sub: 'jane' }, { key: await issuer.foreignKey() }),
@@ -124,9 +126,27 @@ test('expired, wrong audience, wrong issuer, badly signed and malformed tokens a
   expect(k.code).not.toBe(0);
   expect(k.stderr).toContain('error: You must be logged in to the server (Unauthorized)');
   // The log says why, never what the token held.
-  expect(logs.join('')).toContain('oidc: verify token: oidc: token is expired');
+  expect(logs.join('')).toContain('oidc: verify token: oidc: token is expired (Token Expiry: [redacted])');
+  expect(logs.join('')).toContain('before the nbf (not before) time: [redacted]');
+  expect(logs.join('')).toContain('oidc: verify token: oidc: expected audience \\"kubernetes\\" got [redacted]');
   expect(logs.join('')).not.toContain('someone-else');
   for (const t of Object.values(cases)) expect(logs.join('')).not.toContain(t);
+  // Within the minute of leeway, a token is good.
+  expect((await srv.request('GET', '/api/v1/namespaces', { token: await token({ nbf: now + 30 }) })).status).toBe(200);
+});
+
+test("a TokenReview reports go-oidc's reason whole to the client that sent the token", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const review = async (t: string): Promise<{ authenticated?: boolean; error?: string }> => {
+    const r = await srv.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: t } } });
+    expect(r.status).toBe(201);
+    return r.json().status;
+  };
+  expect(await review(await token({ aud: ['someone-else', 'x'] }))).toEqual({ user: {}, error: 'oidc: verify token: oidc: expected audience "kubernetes" got ["someone-else" "x"]' });
+  const expired = await review(await token({ exp: now - 60 }));
+  expect(expired.error).toBe(`oidc: verify token: oidc: token is expired (Token Expiry: ${new Date((now - 60) * 1000).toISOString().replace('T', ' ').replace('.000Z', '')} +0000 UTC)`);
+  expect((await review(await token({ nbf: now + 300 }))).error).toMatch(/^oidc: verify token: oidc: current time \S+ \S+ \+0000 UTC before the nbf \(not before\) time: \S+ \S+ \+0000 UTC$/);
+  expect(await review(await token({ jti: 'r1' }))).toMatchObject({ authenticated: true, user: { username: 'oidc:jane' } });
 });
 
 test('the file is reloaded when it changes; a bad new file keeps the old one in force', async () => {

@@ -1,9 +1,11 @@
 /**
  * Client certificates (kube's --client-ca-file and x509 authenticator) against a real server: the
  * certificates are made with the openssl CLI; kubectl, @kubernetes/client-node and raw HTTP/1.1 and
- * HTTP/2 clients present them. The user the server derived is observed through an authorizer that
+ * HTTP/2 clients present them, and kubectl also gets them from an exec credential plugin
+ * (ExecCredential v1 and v1beta1 with clientCertificateData/clientKeyData). The user the server derived is observed through an authorizer that
  * records the attributes of requests for a marker namespace.
  */
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -150,6 +152,87 @@ describe('kubectl with --client-certificate/--client-key', () => {
     const m = marker();
     await kubectlWithCert('noeku', ['get', 'namespace', m]);
     expect(seen.get(m)?.name).toBe('no-eku');
+  });
+});
+
+describe('kubectl with an exec credential plugin that returns a client certificate', () => {
+  // A plugin as an operator would write one: it answers in the apiVersion kubectl asks in
+  // (KUBERNETES_EXEC_INFO) with a certificate, its key and an expiry, and notes each run.
+  const plugin = f('cert-plugin.js');
+  writeFileSync(
+    plugin,
+    `const fs = require('fs');
+const [cert, key, runs] = process.argv.slice(2);
+const info = JSON.parse(process.env.KUBERNETES_EXEC_INFO);
+fs.appendFileSync(runs, info.apiVersion + ' ' + info.kind + '\\n');
+const expirationTimestamp = new Date(Date.now() + 3600e3).toISOString().replace(/\\.\\d+Z$/, 'Z');
+process.stdout.write(JSON.stringify({
+  apiVersion: info.apiVersion,
+  kind: 'ExecCredential',
+  status: { clientCertificateData: fs.readFileSync(cert, 'utf8'), clientKeyData: fs.readFileSync(key, 'utf8'), expirationTimestamp },
+}));
+`,
+  );
+
+  /** A kubeconfig whose user runs the plugin for the certificate `<cert>.crt` (its key `<key>.key`). */
+  function execKubeconfig(cert: string, apiVersion: 'v1' | 'v1beta1', key = cert): { kubeconfig: string; runs: string } {
+    const kubeconfig = f(`exec-${cert}-${apiVersion}.kubeconfig`);
+    const runs = f(`exec-${cert}-${apiVersion}.runs`);
+    writeFileSync(runs, '');
+    const exec = {
+      apiVersion: `client.authentication.k8s.io/${apiVersion}`,
+      command: process.execPath,
+      args: [plugin, f(`${cert}.crt`), f(`${key}.key`), runs],
+      ...(apiVersion === 'v1' ? { interactiveMode: 'Never' } : {}),
+    };
+    const doc = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: srv.url, 'certificate-authority-data': Buffer.from(srv.caCert).toString('base64') } }],
+      users: [{ name: 'u', user: { exec } }],
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'c',
+    };
+    // JSON is YAML: kubectl reads it as a kubeconfig.
+    writeFileSync(kubeconfig, JSON.stringify(doc));
+    return { kubeconfig, runs };
+  }
+  const kubectlExec = (kubeconfig: string, args: string[]) => run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...process.env, HOME: dir } });
+  /** kube's credential id of a certificate: the SHA-256 of its DER. */
+  const credentialId = (cert: string) => `X509SHA256=${new X509Certificate(readFileSync(f(`${cert}.crt`))).fingerprint256.replace(/:/g, '').toLowerCase()}`;
+
+  test.each(['v1', 'v1beta1'] as const)('%s: kubectl auth whoami is the certificate user (CN, O values, its credential id)', async (version) => {
+    const { kubeconfig, runs } = execKubeconfig('alice', version);
+    const r = await kubectlExec(kubeconfig, ['auth', 'whoami', '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).status.userInfo).toEqual({
+      username: 'alice',
+      groups: ['team-a', 'team-b', 'system:authenticated'],
+      extra: { 'authentication.kubernetes.io/credential-id': [credentialId('alice')] },
+    });
+    expect(readFileSync(runs, 'utf8')).toBe(`client.authentication.k8s.io/${version} ExecCredential\n`);
+  });
+
+  test.each(['v1', 'v1beta1'] as const)('%s: a system:masters certificate from the plugin creates and reads objects', async (version) => {
+    const { kubeconfig } = execKubeconfig('admin', version);
+    const ns = `exec-x509-${version}-${Date.now()}`;
+    expect(await kubectlExec(kubeconfig, ['create', 'namespace', ns])).toMatchObject({ code: 0, stderr: '' });
+    expect(await kubectlExec(kubeconfig, ['get', 'namespace', ns, '-o', 'jsonpath={.metadata.name}'])).toMatchObject({ code: 0, stdout: ns });
+  });
+
+  test('a chain the plugin returns (leaf and intermediate) verifies to the client CA', async () => {
+    const { kubeconfig } = execKubeconfig('bob-chain', 'v1');
+    const r = await kubectlExec(kubeconfig, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}']);
+    expect(r).toMatchObject({ code: 0, stdout: 'bob ["ops","system:authenticated"]' });
+  });
+
+  test.each(['expired', 'stranger'])('a %s certificate from the plugin is a 401: kubectl must log in', async (name) => {
+    failures.length = 0;
+    const { kubeconfig } = execKubeconfig(name, 'v1');
+    const r = await kubectlExec(kubeconfig, ['get', 'namespaces']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('error: You must be logged in to the server (Unauthorized)');
+    expect(failures.length).toBeGreaterThan(0);
   });
 });
 

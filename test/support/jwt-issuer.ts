@@ -1,7 +1,7 @@
 /**
  * A JWT issuer for tests: HTTPS on 127.0.0.1 with its own generated CA, an OIDC discovery document
- * at `/.well-known/openid-configuration` (and at `/discovery` for `discoveryURL`), the JWKS at
- * `/jwks`, and tokens signed with jose.
+ * at `/.well-known/openid-configuration` (unless `wellKnown` is false) and at `/discovery` (for
+ * `discoveryURL`), the JWKS at `/jwks`, and tokens signed with jose. Any other path is a 404.
  */
 import https from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,7 +27,7 @@ export interface TestIssuer {
   stop(): Promise<void>;
 }
 
-export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssuer?: string } = {}): Promise<TestIssuer> {
+export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssuer?: string; wellKnown?: boolean } = {}): Promise<TestIssuer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'papi-issuer-'));
   const certs = await ensureServingCertificates({ certDir: dir, hosts: [] });
   const keys: Array<{ kid: string; priv: KeyLike; jwk: JWK }> = [];
@@ -47,7 +47,7 @@ export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssu
       res.end(JSON.stringify(v));
     };
     const base = url.slice(0, url.length - (opts.issuerPath ?? '').length);
-    if (p.endsWith('/.well-known/openid-configuration') || p === '/discovery') {
+    if ((p.endsWith('/.well-known/openid-configuration') && opts.wellKnown !== false) || p === '/discovery') {
       json({ issuer: opts.discoveryIssuer ?? url, jwks_uri: `${base}/jwks`, id_token_signing_alg_values_supported: ['RS256'] });
     } else if (p === '/jwks') json({ keys: keys.map((k) => k.jwk) });
     else {

@@ -8,31 +8,38 @@
  *   whose `issuer` must be `url`, then its `jwks_uri`, both over HTTPS trusting
  *   `certificateAuthority` (else Node's bundled Mozilla roots, not the host's store: an IdP behind a CA installed only on the host needs certificateAuthority). Fetched in the background until they load
  *   (until then a token for the issuer is refused, as kube's "authenticator not initialized"), and
- *   fetched again when a token names a key the set does not hold (at most every 10 s).
- * - Checks as go-oidc and kube make them: signature (RS/ES/PS 256/384/512), `exp` (no leeway; a
- *   token without one is expired), `nbf` (5 minutes' leeway), no `iat` check; audiences (any of
- *   the configured ones).
+ *   fetched again when no key the set holds verifies a token's signature (at most every 10 s).
+ * - Checks as go-oidc v2.2.1 (kube 1.32's) and kube make them, in their order: the claims' types,
+ *   the audience when one is configured, `exp` (no leeway; a token without one is expired), `nbf`
+ *   (one minute's leeway), no `iat` check, the algorithm (RS/ES/PS 256/384/512), and only then the
+ *   signature, so a token refused for its claims costs no key fetch; with several audiences
+ *   configured kube checks them itself, after the signature (any of them matches).
  * - Then username, groups, uid, extra (plus `authentication.kubernetes.io/credential-id` from
  *   `jti`), the claim+requiredValue rules, the claim validation expressions, the user validation
  *   expressions, in kube's order and with kube's rules.
  *
- * A token for the issuer that fails any step is a 401 Unauthorized. The reason (kube's message,
- * never a claim's value) goes to `onFailure` for the log.
+ * A token for the issuer that fails any step is a 401 Unauthorized. The reason in kube's wording
+ * goes to a TokenReview's status.error; the same reason without the token's values goes to
+ * `onFailure` for the log (see Refusal).
  */
 import https from 'node:https';
-import { compactVerify, createLocalJWKSet, errors as joseErrors, type JSONWebKeySet } from 'jose';
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { JWTAuthenticatorConfig, PrefixedClaimOrExpression } from '../../api/authentication-config';
-import { celInput, type CelInput, type CelResultValue } from '../../api/cel';
-import { authenticationFailure } from './token-review';
+import { compareGoStrings, goQuote, goQuoteList, goTimeString } from '../../api';
+import { CEL_COST_EXCEEDED, celInput, type CelInput, type CelResultValue } from '../../api/cel';
+import { authenticationFailure, REDACTED, Refusal } from './token-review';
 import { CREDENTIAL_ID_KEY, type TokenAuthenticator, type UserInfo } from './types';
 
 /** go-oidc's and kube's algorithms for the configuration file (oidc.AllValidSigningAlgorithms). */
 export const validSigningAlgorithms = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512'];
 
-const NBF_LEEWAY_S = 5 * 60;
+/** go-oidc v2's leeway for `nbf` (`exp` has none). */
+const NBF_LEEWAY_S = 60;
+/** Go's zero time.Time as Unix seconds: a token without `exp` expired then. */
+const ZERO_TIME_S = -62135596800;
 
 export interface JwtAuthenticatorOptions {
-  /** Why a token for this issuer was refused (no token contents). */
+  /** Why a token for this issuer was refused: kube's reason with the token's values `[redacted]`. */
   onFailure?: (issuer: string, reason: string) => void;
   /** A failed key fetch (retried). */
   onInitError?: (issuer: string, error: string) => void;
@@ -41,8 +48,6 @@ export interface JwtAuthenticatorOptions {
   /** Clock (seconds since the epoch), for tests. */
   now?: () => number;
 }
-
-class Refused extends Error {}
 
 /** The `aud` claim as a list (a JWT may give one audience as a string); non-strings dropped. */
 export function audienceClaim(claims: Record<string, unknown>): string[] {
@@ -109,10 +114,10 @@ const goType = (v: unknown): string =>
 
 /** json.Unmarshal of a claim into a Go string: null leaves "", anything else but a string fails. */
 function claimString(claims: Record<string, unknown>, name: string, what: string): string {
-  if (!(name in claims)) throw new Refused(`oidc: parse ${what} ${JSON.stringify(name)}: claim not present`);
+  if (!(name in claims)) throw new Refusal(`oidc: parse ${what} ${JSON.stringify(name)}: claim not present`);
   const v = claims[name];
   if (v === null) return '';
-  if (typeof v !== 'string') throw new Refused(`oidc: parse ${what} ${JSON.stringify(name)}: json: cannot unmarshal ${goType(v) === 'bool' ? 'bool' : goType(v)} into Go value of type string`);
+  if (typeof v !== 'string') throw new Refusal(`oidc: parse ${what} ${JSON.stringify(name)}: json: cannot unmarshal ${goType(v) === 'bool' ? 'bool' : goType(v)} into Go value of type string`);
   return v;
 }
 
@@ -131,15 +136,95 @@ function stringList(v: CelResultValue): string[] {
   throw new Error('expression must return a string or a list of strings');
 }
 
-function signatureRefusal(e: unknown): Refused {
-  return e instanceof Refused ? e : new Refused(`oidc: verify token: failed to verify signature: ${e instanceof Error ? e.message : String(e)}`);
-}
+/** CEL evaluation errors that hold no value from the token (the others may: `no such key: <a claim's value>`). */
+const valueFreeCelErrors = new Set([
+  CEL_COST_EXCEEDED,
+  'no such overload',
+  'division by zero',
+  'modulus by zero',
+  'integer overflow',
+  'unsigned integer overflow',
+  'optional.none() dereference',
+]);
 
 function evaluate(what: string, fn: () => CelResultValue): CelResultValue {
   try {
     return fn();
   } catch (e) {
-    throw new Refused(`oidc: error evaluating ${what}: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    const logged = valueFreeCelErrors.has(message) ? message : message.startsWith('no such key: ') ? `no such key: ${REDACTED}` : REDACTED;
+    throw new Refusal(`oidc: error evaluating ${what}: ${message}`, `oidc: error evaluating ${what}: ${logged}`);
+  }
+}
+
+/** Go's time.Time String() of Unix seconds, in UTC (kube prints the server's zone, UTC in a container). */
+function goUnixTime(seconds: number): string {
+  const ms = seconds * 1000;
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return String(seconds);
+  return goTimeString(new Date(ms).toISOString()) ?? String(seconds);
+}
+
+/** encoding/json's syntax of a number, which a json.Number also takes from a JSON string. */
+const jsonNumber = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** go-oidc's jsonTime of a time claim (a number, or a string holding one), whole seconds; undefined when absent or null. */
+function jsonTimeSeconds(v: unknown): number | undefined {
+  if (typeof v === 'number') return Math.trunc(v);
+  if (typeof v === 'string' && jsonNumber.test(v)) return Math.trunc(Number(v));
+  return undefined;
+}
+
+/**
+ * go-oidc's json.Unmarshal of the claims into its idToken: the refusal for a claim it cannot hold
+ * (`aud` a string or list of strings; `exp`, `iat`, `nbf` numbers or strings holding one; `sub`,
+ * `nonce`, `at_hash` strings). A bad `aud` or time stops the decoding where it stands; a bad string
+ * field is reported only when nothing stops it.
+ */
+function claimTypesRefusal(claims: Record<string, unknown>): Refusal | undefined {
+  const prefix = 'oidc: verify token: oidc: failed to unmarshal claims: ';
+  const typeError = (field: string, v: unknown, type: string): string => `json: cannot unmarshal ${goType(v)} into Go struct field idToken.${field} of type ${type}`;
+  let saved: string | undefined;
+  for (const [k, v] of Object.entries(claims)) {
+    if (k === 'aud' && v !== null && typeof v !== 'string') {
+      const bad = Array.isArray(v) ? v.find((x) => x !== null && typeof x !== 'string') : v;
+      if (bad !== undefined) return new Refusal(prefix + typeError(k, bad, Array.isArray(v) ? 'string' : '[]string'));
+    } else if (k === 'exp' || k === 'iat' || k === 'nbf') {
+      if (typeof v === 'number' || (typeof v === 'string' && jsonNumber.test(v)) || (v === null && k === 'nbf')) continue;
+      if (v === null) return new Refusal(`${prefix}strconv.ParseFloat: parsing "": invalid syntax`);
+      if (typeof v === 'string') {
+        const text = (raw: string): string => `${prefix}json: invalid number literal, trying to unmarshal ${raw} into Number`;
+        return new Refusal(text(goQuote(JSON.stringify(v))), text(REDACTED));
+      }
+      return new Refusal(prefix + typeError(k, v, 'json.Number'));
+    } else if ((k === 'sub' || k === 'nonce' || k === 'at_hash') && v !== null && typeof v !== 'string') {
+      saved ??= typeError(k, v, 'string');
+    }
+  }
+  return saved === undefined ? undefined : new Refusal(prefix + saved);
+}
+
+/** The token's protected header, undefined when it does not decode to a JSON object (go-jose's ParseSigned fails). */
+function protectedHeader(token: string): Record<string, unknown> | undefined {
+  const head = token.slice(0, token.indexOf('.'));
+  if (!/^[A-Za-z0-9_-]*$/.test(head)) return undefined;
+  try {
+    const h: unknown = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'));
+    return h !== null && typeof h === 'object' && !Array.isArray(h) ? (h as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** go-oidc's refusal when no key verifies the signature (a key fetch failing has its own). */
+const BAD_SIGNATURE = 'oidc: verify token: failed to verify signature: failed to verify id token signature';
+
+/** Whether a key of `keys` verifies the token's signature (by `kid` when it names one). */
+async function verifiesWith(token: string, keys: ReturnType<typeof createLocalJWKSet>): Promise<boolean> {
+  try {
+    await compactVerify(token, keys, { algorithms: validSigningAlgorithms });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -219,20 +304,21 @@ export class JwtAuthenticator implements TokenAuthenticator {
     try {
       return await this.verify(token, claims);
     } catch (e) {
-      if (!(e instanceof Refused)) throw e;
-      this.opts.onFailure?.(this.issuer, e.message);
+      if (!(e instanceof Refusal)) throw e;
+      this.opts.onFailure?.(this.issuer, e.logged);
       throw authenticationFailure(e.message);
     }
   }
 
-  private async verifySignature(token: string): Promise<void> {
-    try {
-      return await this.verifyWithKeys(token);
-    } catch (e) {
-      if (!(e instanceof joseErrors.JWKSNoMatchingKey && (this.refreshing || Date.now() - this.lastRefresh > 10_000))) throw signatureRefusal(e);
-    }
-    // A key the issuer rotated in: fetch the set again, one fetch shared by every request that
-    // asks meanwhile, and at most one attempt per 10 s even when it fails (go-oidc's remote key set).
+  /**
+   * go-oidc's remote key set: a signature no key held verifies (an unknown `kid`, or a key the
+   * issuer replaced) fetches the set again, one fetch shared by every request that asks meanwhile,
+   * then tries the keys as they now are. go-oidc fetches again each time unless the JWKS response's
+   * caching headers say otherwise; we fetch at most once every 10 s, even when a fetch fails.
+   */
+  private async verifySignature(token: string, keys: ReturnType<typeof createLocalJWKSet>): Promise<void> {
+    if (await verifiesWith(token, keys)) return;
+    if (!this.refreshing && Date.now() - this.lastRefresh <= 10_000) throw new Refusal(BAD_SIGNATURE);
     if (!this.refreshing) {
       this.lastRefresh = Date.now();
       this.refreshing = this.loadKeys().finally(() => (this.refreshing = undefined));
@@ -240,34 +326,53 @@ export class JwtAuthenticator implements TokenAuthenticator {
     try {
       await this.refreshing;
     } catch (le) {
-      throw new Refused(`oidc: verify token: fetching keys ${(le as Error).message}`);
+      throw new Refusal(`oidc: verify token: failed to verify signature: fetching keys ${(le as Error).message}`);
     }
-    // The keys as they now are, without another fetch.
-    try {
-      return await this.verifyWithKeys(token);
-    } catch (e) {
-      throw signatureRefusal(e);
-    }
+    if (!this.keys || !(await verifiesWith(token, this.keys))) throw new Refusal(BAD_SIGNATURE);
   }
 
-  private async verifyWithKeys(token: string): Promise<void> {
-    if (!this.keys) throw new Refused('oidc: authenticator not initialized');
-    await compactVerify(token, this.keys, { algorithms: validSigningAlgorithms });
+  /** go-oidc's IDTokenVerifier.Verify and kube's audience check, in their order. */
+  private async verifyToken(token: string, claims: Record<string, unknown>): Promise<void> {
+    const keys = this.keys;
+    if (!keys) throw new Refusal('oidc: authenticator not initialized');
+    const header = protectedHeader(token);
+    if (!header) throw new Refusal('oidc: verify token: oidc: malformed jwt: the protected header is not base64url-encoded JSON');
+    const typeRefusal = claimTypesRefusal(claims);
+    if (typeRefusal) throw typeRefusal;
+    // go-oidc's audience type (the types are checked above): null is one empty audience, as is a null in the list.
+    const aud = claims.aud === null ? [''] : Array.isArray(claims.aud) ? claims.aud.map((a: unknown) => (typeof a === 'string' ? a : '')) : audienceClaim(claims);
+    const audiences = [...new Set(this.config.issuer.audiences)];
+    // One audience: go-oidc's ClientID check, before the times. Several: kube's own, after the signature.
+    const clientId = audiences.length === 1 ? (audiences[0] as string) : undefined;
+    if (clientId !== undefined && !aud.includes(clientId)) {
+      const text = (got: string): string => `oidc: verify token: oidc: expected audience ${goQuote(clientId)} got ${got}`;
+      throw new Refusal(text(goQuoteList(aud)), text(REDACTED));
+    }
+    const now = this.now();
+    const exp = jsonTimeSeconds(claims.exp) ?? ZERO_TIME_S;
+    if (exp < now) {
+      const text = (expiry: string): string => `oidc: verify token: oidc: token is expired (Token Expiry: ${expiry})`;
+      throw new Refusal(text(goUnixTime(exp)), text(REDACTED));
+    }
+    const nbf = jsonTimeSeconds(claims.nbf);
+    if (nbf !== undefined && now + NBF_LEEWAY_S < nbf) {
+      const text = (notBefore: string): string => `oidc: verify token: oidc: current time ${goUnixTime(now)} before the nbf (not before) time: ${notBefore}`;
+      throw new Refusal(text(goUnixTime(nbf)), text(REDACTED));
+    }
+    const alg = typeof header.alg === 'string' ? header.alg : '';
+    if (!validSigningAlgorithms.includes(alg)) {
+      const text = (got: string): string => `oidc: verify token: oidc: id token signed with unsupported algorithm, expected ${goQuoteList(validSigningAlgorithms)} got ${got}`;
+      throw new Refusal(text(goQuote(alg)), text(REDACTED));
+    }
+    await this.verifySignature(token, keys);
+    if (clientId === undefined && !aud.some((a) => audiences.includes(a))) {
+      const text = (got: string): string => `oidc: verify token: oidc: expected audience in ${goQuoteList(audiences.sort(compareGoStrings))} got ${got}`;
+      throw new Refusal(text(goQuoteList(aud)), text(REDACTED));
+    }
   }
 
   private async verify(token: string, claims: Record<string, unknown>): Promise<UserInfo> {
-    await this.verifySignature(token);
-    const now = this.now();
-    const exp = typeof claims.exp === 'number' ? claims.exp : 0;
-    if (exp < now) throw new Refused('oidc: verify token: oidc: token is expired');
-    if (typeof claims.nbf === 'number' && now + NBF_LEEWAY_S < claims.nbf) {
-      throw new Refused('oidc: verify token: oidc: current time before the nbf (not before) time');
-    }
-    const aud = audienceClaim(claims);
-    const audiences = this.config.issuer.audiences;
-    if (!aud.some((a) => audiences.includes(a))) {
-      throw new Refused(`oidc: verify token: oidc: expected audience in ${JSON.stringify([...audiences].sort())} got the token's audiences`);
-    }
+    await this.verifyToken(token, claims);
 
     // The claims as CEL sees them, converted once for every expression (and only if one runs).
     let converted: CelInput | undefined;
@@ -278,7 +383,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
     if (m.uid.claim !== '') user.uid = claimString(claims, m.uid.claim, 'uid claim');
     else if (m.uid.compiled) {
       const v = evaluate('uid claim expression', () => m.uid.compiled!.evaluate(input()));
-      if (typeof v !== 'string') throw new Refused('oidc: error evaluating uid claim expression: uid claim expression must return a string');
+      if (typeof v !== 'string') throw new Refusal('oidc: error evaluating uid claim expression: uid claim expression must return a string');
       user.uid = v;
     }
     const extra: Record<string, string[]> = {};
@@ -290,7 +395,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
       try {
         values = stringList(v);
       } catch (e) {
-        throw new Refused(`oidc: error evaluating extra claim expression: ${x.valueExpression}: ${(e as Error).message}`);
+        throw new Refusal(`oidc: error evaluating extra claim expression: ${x.valueExpression}: ${(e as Error).message}`);
       }
       if (values.length) extra[x.key] = values;
     }
@@ -298,16 +403,19 @@ export class JwtAuthenticator implements TokenAuthenticator {
 
     for (const rule of this.config.claimValidationRules) {
       if (rule.claim === '') continue;
-      if (!(rule.claim in claims)) throw new Refused(`oidc: required claim ${rule.claim} not present in ID token`);
+      if (!(rule.claim in claims)) throw new Refusal(`oidc: required claim ${rule.claim} not present in ID token`);
       const v = claims[rule.claim];
-      if (v !== null && typeof v !== 'string') throw new Refused(`oidc: parse claim ${rule.claim}: json: cannot unmarshal ${goType(v)} into Go value of type string`);
-      if ((v ?? '') !== rule.requiredValue) throw new Refused(`oidc: required claim ${rule.claim} value does not match`);
+      if (v !== null && typeof v !== 'string') throw new Refusal(`oidc: parse claim ${rule.claim}: json: cannot unmarshal ${goType(v)} into Go value of type string`);
+      if ((v ?? '') !== rule.requiredValue) {
+        const text = (got: string): string => `oidc: required claim ${rule.claim} value does not match. Got = ${got}, want = ${rule.requiredValue}`;
+        throw new Refusal(text(String(v ?? '')), text(REDACTED));
+      }
     }
     for (const rule of this.config.claimValidationRules) {
       if (!rule.compiled) continue;
       const v = evaluate('claim validation expression', () => rule.compiled!.evaluate(input()));
-      if (typeof v !== 'boolean') throw new Refused('oidc: error evaluating claim validation expression: validation expression must return a boolean');
-      if (!v) throw new Refused(`oidc: error evaluating claim validation expression: validation expression '${rule.expression}' failed: ${rule.message}`);
+      if (typeof v !== 'boolean') throw new Refusal('oidc: error evaluating claim validation expression: validation expression must return a boolean');
+      if (!v) throw new Refusal(`oidc: error evaluating claim validation expression: validation expression '${rule.expression}' failed: ${rule.message}`);
     }
     if (this.config.userValidationRules.length) {
       // kube converts authentication/v1 UserInfo to unstructured: its omitempty fields are absent when empty.
@@ -320,8 +428,8 @@ export class JwtAuthenticator implements TokenAuthenticator {
       for (const rule of this.config.userValidationRules) {
         if (!rule.compiled) continue;
         const v = evaluate('user info validation rule', () => rule.compiled!.evaluate(userValue));
-        if (typeof v !== 'boolean') throw new Refused('oidc: error evaluating user info validation rule: validation expression must return a boolean');
-        if (!v) throw new Refused(`oidc: error evaluating user info validation rule: validation expression '${rule.expression}' failed: ${rule.message}`);
+        if (typeof v !== 'boolean') throw new Refusal('oidc: error evaluating user info validation rule: validation expression must return a boolean');
+        if (!v) throw new Refusal(`oidc: error evaluating user info validation rule: validation expression '${rule.expression}' failed: ${rule.message}`);
       }
     }
     return user;
@@ -330,17 +438,17 @@ export class JwtAuthenticator implements TokenAuthenticator {
   private username(claims: Record<string, unknown>, u: PrefixedClaimOrExpression, input: () => CelInput): string {
     if (u.compiled) {
       const v = evaluate('username claim expression', () => u.compiled!.evaluate(input()));
-      if (typeof v !== 'string') throw new Refused('oidc: error evaluating username claim expression: username claim expression must return a string');
-      if (v === '') throw new Refused('oidc: empty username via CEL expression is not allowed');
+      if (typeof v !== 'string') throw new Refusal('oidc: error evaluating username claim expression: username claim expression must return a string');
+      if (v === '') throw new Refusal('oidc: empty username via CEL expression is not allowed');
       return v;
     }
     const name = claimString(claims, u.claim, 'username claims');
     if (u.claim === 'email' && 'email_verified' in claims) {
       const verified = claims.email_verified;
       if (verified !== null && typeof verified !== 'boolean') {
-        throw new Refused(`oidc: parse 'email_verified' claim: json: cannot unmarshal ${goType(verified)} into Go value of type bool`);
+        throw new Refusal(`oidc: parse 'email_verified' claim: json: cannot unmarshal ${goType(verified)} into Go value of type bool`);
       }
-      if (verified !== true) throw new Refused('oidc: email not verified');
+      if (verified !== true) throw new Refusal('oidc: email not verified');
     }
     return u.prefix ? u.prefix + name : name;
   }
@@ -352,7 +460,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
       if (v === null) groups = [];
       else if (typeof v === 'string') groups = [v];
       else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) groups = v as string[];
-      else throw new Refused(`oidc: parse groups claim ${JSON.stringify(g.claim)}: json: cannot unmarshal ${goType(v)} into Go value of type string`);
+      else throw new Refusal(`oidc: parse groups claim ${JSON.stringify(g.claim)}: json: cannot unmarshal ${goType(v)} into Go value of type string`);
       return g.prefix ? groups.map((x) => g.prefix + x) : [...groups];
     }
     if (!g.compiled) return [];
@@ -360,7 +468,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
     try {
       return stringList(v);
     } catch (e) {
-      throw new Refused(`oidc: error evaluating group claim expression: ${(e as Error).message}`);
+      throw new Refusal(`oidc: error evaluating group claim expression: ${(e as Error).message}`);
     }
   }
 }

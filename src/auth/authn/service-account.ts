@@ -6,9 +6,9 @@
  */
 import { X509Certificate, createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
-import { goQuoteList, nameIsDNSLabel, nameIsDNSSubdomain, type KubeObject } from '../../api';
+import { goQuote, goQuoteList, nameIsDNSLabel, nameIsDNSSubdomain, type KubeObject } from '../../api';
 import { audienceClaim } from './jwt';
-import { authenticationFailure } from './token-review';
+import { authenticationFailure, REDACTED, Refusal } from './token-review';
 import { CREDENTIAL_ID_KEY, type TokenAuthenticator, type TokenUser, type UserInfo } from './types';
 
 export const serviceAccountUsernamePrefix = 'system:serviceaccount:';
@@ -168,7 +168,11 @@ export interface ServiceAccountAuthenticatorOptions {
   /** --api-audiences: a token must name one of them. */
   audiences: string[];
   lookup: ObjectLookup;
-  /** Each refusal's reason (never the token's contents). */
+  /**
+   * Each refusal's reason for the log: kube's, with every value the token names (its audiences, the
+   * namespace and name of its account, the uids it claims) replaced by `[redacted]`. A TokenReview's
+   * status.error keeps kube's reason whole.
+   */
   onFailure?: (reason: string) => void;
   now?: () => Date;
 }
@@ -232,9 +236,10 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     try {
       return await this.validate(token, claims, kid, audiences);
     } catch (e) {
-      const reason = (e as Error).message;
-      this.opts.onFailure?.(reason);
-      throw authenticationFailure(reason);
+      // Anything else is a lookup of the objects the token names that failed: its text may name them.
+      const refusal = e instanceof Refusal ? e : new Refusal((e as Error).message, `looking up the token's objects failed: ${REDACTED}`);
+      this.opts.onFailure?.(refusal.logged);
+      throw authenticationFailure(refusal.message);
     }
   }
 
@@ -250,7 +255,7 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
         // the next key
       }
     }
-    if (!verified) throw new Error('invalid signature');
+    if (!verified) throw new Refusal('invalid signature');
     // kube's jwtTokenAuthenticator: a token without aud is for the API audiences; the audiences asked
     // (a TokenReview's) default to the API audiences too; the token is good for the ones both name.
     const implicit = this.opts.audiences;
@@ -259,44 +264,58 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     const targets = requested ?? implicit;
     const granted = tokenAudiences.filter((a) => targets.includes(a));
     if (granted.length === 0 && implicit.length > 0) {
-      throw new Error(`token audiences ${goQuoteList(tokenAudiences)} is invalid for the target audiences ${goQuoteList([...targets])}`);
+      const text = (audiences: string): string => `token audiences ${audiences} is invalid for the target audiences ${goQuoteList([...targets])}`;
+      throw new Refusal(text(goQuoteList(tokenAudiences)), text(aud.length > 0 ? REDACTED : goQuoteList(tokenAudiences)));
     }
     const now = Math.floor((this.opts.now?.() ?? new Date()).getTime() / 1000);
-    if (typeof claims.exp === 'number' && now > claims.exp + leewaySeconds) throw new Error('service account token has expired');
-    if (typeof claims.nbf === 'number' && now + leewaySeconds < claims.nbf) throw new Error('service account token is not valid yet');
-    if (typeof claims.iat === 'number' && now + leewaySeconds < claims.iat) throw new Error('service account token is issued in the future');
+    if (typeof claims.exp === 'number' && now > claims.exp + leewaySeconds) throw new Refusal('service account token has expired');
+    if (typeof claims.nbf === 'number' && now + leewaySeconds < claims.nbf) throw new Refusal('service account token is not valid yet');
+    if (typeof claims.iat === 'number' && now + leewaySeconds < claims.iat) throw new Refusal('service account token is issued in the future');
     const k8s = claims['kubernetes.io'] as PrivateClaims | undefined;
-    if (!k8s || typeof k8s !== 'object') throw new Error('service account token claims could not be validated due to unexpected private claim');
+    if (!k8s || typeof k8s !== 'object') throw new Refusal('service account token claims could not be validated due to unexpected private claim');
     const namespace = typeof k8s.namespace === 'string' ? k8s.namespace : '';
     const sa = k8s.serviceaccount;
     const saName = typeof sa?.name === 'string' ? sa.name : '';
     const saUid = typeof sa?.uid === 'string' ? sa.uid : '';
-    if (!namespace || !saName || !saUid) throw new Error('service account token claims could not be validated due to unexpected private claim');
-    if (claims.sub !== serviceAccountUsername(namespace, saName)) throw new Error('service account token claims could not be validated due to unexpected private claim');
+    if (!namespace || !saName || !saUid) throw new Refusal('service account token claims could not be validated due to unexpected private claim');
+    if (claims.sub !== serviceAccountUsername(namespace, saName)) throw new Refusal('service account token claims could not be validated due to unexpected private claim');
 
+    // kube 1.32's order: the account (its getter's NotFound when gone), its uid, then a deletion
+    // older than the leeway; the same for a bound Secret or Pod.
     const account = await this.opts.lookup('serviceaccounts', namespace, saName);
-    if (!account || account.metadata.deletionTimestamp) throw new Error(`service account ${namespace}/${saName} has been deleted`);
-    if (account.metadata.uid !== saUid) throw new Error(`service account UID (${account.metadata.uid ?? ''}) does not match claim (${saUid})`);
+    if (!account) throw new Refusal(`serviceaccounts ${goQuote(saName)} not found`, `serviceaccounts ${REDACTED} not found`);
+    if (account.metadata.uid !== saUid) {
+      const text = (claim: string): string => `service account UID (${account.metadata.uid ?? ''}) does not match claim (${claim})`;
+      throw new Refusal(text(saUid), text(REDACTED));
+    }
+    if (deletedBefore(account, now)) throw new Refusal(`service account ${namespace}/${saName} has been deleted`, `service account ${REDACTED} has been deleted`);
     if (k8s.secret) {
       const secretName = typeof k8s.secret.name === 'string' ? k8s.secret.name : '';
       const secretUid = typeof k8s.secret.uid === 'string' ? k8s.secret.uid : '';
       const secret = secretName ? await this.opts.lookup('secrets', namespace, secretName) : undefined;
-      if (!secret || secret.metadata.deletionTimestamp) throw new Error('service account token has been invalidated');
-      if (secret.metadata.uid !== secretUid) throw new Error(`secret UID (${secret.metadata.uid ?? ''}) does not match service account secret ref claim (${secretUid})`);
+      if (!secret) throw new Refusal('service account token has been invalidated');
+      if (secret.metadata.uid !== secretUid) {
+        const text = (claim: string): string => `secret UID (${secret.metadata.uid ?? ''}) does not match service account secret ref claim (${claim})`;
+        throw new Refusal(text(secretUid), text(REDACTED));
+      }
+      if (deletedBefore(secret, now)) throw new Refusal('service account token has been invalidated');
     }
     let podName = '';
     let podUid = '';
     if (k8s.pod) {
       const claimed = { name: str(k8s.pod.name), uid: str(k8s.pod.uid) };
       const pod = claimed.name ? await this.opts.lookup('pods', namespace, claimed.name) : undefined;
-      if (!pod) throw new Error('service account token has been invalidated');
-      if (pod.metadata.uid !== claimed.uid) throw new Error(`pod UID (${pod.metadata.uid ?? ''}) does not match service account pod ref claim (${claimed.uid})`);
-      if (deletedBefore(pod, now)) throw new Error('service account token has been invalidated');
+      if (!pod) throw new Refusal('service account token has been invalidated');
+      if (pod.metadata.uid !== claimed.uid) {
+        const text = (claim: string): string => `pod UID (${pod.metadata.uid ?? ''}) does not match service account pod ref claim (${claim})`;
+        throw new Refusal(text(claimed.uid), text(REDACTED));
+      }
+      if (deletedBefore(pod, now)) throw new Refusal('service account token has been invalidated');
       podName = claimed.name;
       podUid = claimed.uid;
     }
     // A node claim alone (a Node-bound token) needs Nodes, which this server does not serve.
-    if (k8s.node && !k8s.pod) throw new Error('service account token has been invalidated');
+    if (k8s.node && !k8s.pod) throw new Refusal('service account token has been invalidated');
     const extra: Record<string, string[]> = {};
     // kube's ServiceAccountInfo.UserInfo: the pod's name and uid together, the node's name (and uid when known).
     if (podName && podUid) {

@@ -21,6 +21,24 @@ export function authenticationFailure(reason: string): ApiError {
   return e;
 }
 
+/** What stands in a logged reason for a value the token held. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Why an authenticator refused a token, twice: `message` in kube's wording, values from the token
+ * included, for a TokenReview's `status.error` (its caller sent the token, so it learns nothing
+ * new); `logged`, the same sentence with every value from the token replaced by {@link REDACTED},
+ * for the server's log (nothing about a token's contents goes there).
+ */
+export class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly logged: string = message,
+  ) {
+    super(message);
+  }
+}
+
 /** The reason of an authenticator's 401 (see authenticationFailure). */
 function failureReason(e: ApiError): string {
   return e.cause instanceof Error ? e.cause.message : INVALID_BEARER_TOKEN;

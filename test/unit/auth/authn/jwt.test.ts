@@ -7,6 +7,7 @@ import { ApiError } from '../../../../src/api';
 import { JwtAuthenticators } from '../../../../src/auth/authn/jwt';
 import { authenticationConfigKind } from '../../../../src/config/kinds/authentication';
 import { loadConfig } from '../../../../src/config/versioned-config';
+import type { KeyLike } from 'jose';
 import { startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
 
 let issuer: TestIssuer;
@@ -17,7 +18,11 @@ afterAll(() => issuer.stop());
 
 const indent = (pem: string) => pem.trim().split('\n').map((l) => `      ${l}`).join('\n');
 
-async function authenticators(rest: string, issuerExtra = ''): Promise<{ a: JwtAuthenticators; failures: string[] }> {
+async function authenticators(
+  rest: string,
+  issuerExtra = '',
+  o: { audiences?: string; now?: () => number } = {},
+): Promise<{ a: JwtAuthenticators; failures: string[] }> {
   const config = loadConfig(
     {
       text: `apiVersion: apiserver.config.k8s.io/v1beta1
@@ -25,8 +30,7 @@ kind: AuthenticationConfiguration
 jwt:
 - issuer:
     url: ${issuer.url}
-    audiences: [kubernetes, other]
-    audienceMatchPolicy: MatchAny
+    ${o.audiences ?? 'audiences: [kubernetes, other]\n    audienceMatchPolicy: MatchAny'}
     certificateAuthority: |
 ${indent(issuer.ca)}
 ${issuerExtra}${rest}`,
@@ -34,7 +38,7 @@ ${issuerExtra}${rest}`,
     authenticationConfigKind,
   );
   const failures: string[] = [];
-  const a = new JwtAuthenticators(config.jwt, { onFailure: (_, r) => failures.push(r), retryMs: 100 });
+  const a = new JwtAuthenticators(config.jwt, { onFailure: (_, r) => failures.push(r), retryMs: 100, ...(o.now ? { now: o.now } : {}) });
   await a.start();
   return { a, failures };
 }
@@ -46,6 +50,17 @@ async function refused(a: JwtAuthenticators, token: string): Promise<void> {
   );
   expect(e).toBeInstanceOf(ApiError);
   expect((e as ApiError).status.code).toBe(401);
+}
+
+/** The reason a refused token's 401 carries (what a TokenReview reports in status.error). */
+async function reason(a: JwtAuthenticators, token: string): Promise<string> {
+  const e = await a.authenticateToken(token).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(ApiError);
+  expect((e as ApiError).status.code).toBe(401);
+  return ((e as ApiError).cause as Error).message;
 }
 
 const byClaim = `  claimMappings:
@@ -82,35 +97,88 @@ describe('JWT authenticator', () => {
     a.close();
   });
 
-  it('refuses expired, not yet valid, wrong audience, badly signed, unverified email and rule failures with 401', async () => {
-    const { a, failures } = await authenticators(byClaim);
-    const base = { aud: 'kubernetes', sub: 'u', email: 'e@example.com', hd: 'example.com' };
+  it("refuses with 401 and go-oidc's reasons; the log's reasons hold none of the token's values", async () => {
+    // 2025-06-15 15:06:40 UTC
+    const now = 1_750_000_000;
+    const { a, failures } = await authenticators(byClaim, '', { now: () => now });
+    const base = { aud: 'kubernetes', sub: 'u', email: 'e@example.com', hd: 'example.com', exp: now + 600 };
+    const signed = (claims: Record<string, unknown>) => issuer.sign({ ...base, ...claims });
+    const cases: Array<[Promise<string>, string, string?]> = [
+      [signed({ exp: now - 5 }), 'oidc: verify token: oidc: token is expired (Token Expiry: 2025-06-15 15:06:35 +0000 UTC)', 'oidc: verify token: oidc: token is expired (Token Expiry: [redacted])'],
+      // No exp: Go's zero time.
+      [signed({ exp: undefined }), 'oidc: verify token: oidc: token is expired (Token Expiry: 0001-01-01 00:00:00 +0000 UTC)', 'oidc: verify token: oidc: token is expired (Token Expiry: [redacted])'],
+      // nbf has one minute's leeway (go-oidc v2); beyond it the token is refused.
+      [
+        signed({ nbf: now + 70 }),
+        'oidc: verify token: oidc: current time 2025-06-15 15:06:40 +0000 UTC before the nbf (not before) time: 2025-06-15 15:07:50 +0000 UTC',
+        'oidc: verify token: oidc: current time 2025-06-15 15:06:40 +0000 UTC before the nbf (not before) time: [redacted]',
+      ],
+      // Several audiences: kube's own check, after the signature.
+      [signed({ aud: ['someone-else', 'x'] }), 'oidc: verify token: oidc: expected audience in ["kubernetes" "other"] got ["someone-else" "x"]', 'oidc: verify token: oidc: expected audience in ["kubernetes" "other"] got [redacted]'],
+      [issuer.sign(base, { key: await issuer.foreignKey() }), 'oidc: verify token: failed to verify signature: failed to verify id token signature'],
+      [
+        issuer.sign(base, { alg: 'HS256', key: new Uint8Array(32) as unknown as KeyLike }),
+        'oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["ES256" "ES384" "ES512" "PS256" "PS384" "PS512" "RS256" "RS384" "RS512"] got "HS256"',
+        'oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["ES256" "ES384" "ES512" "PS256" "PS384" "PS512" "RS256" "RS384" "RS512"] got [redacted]',
+      ],
+      [signed({ email_verified: false }), 'oidc: email not verified'],
+      [signed({ hd: 'evil.com' }), 'oidc: required claim hd value does not match. Got = evil.com, want = example.com', 'oidc: required claim hd value does not match. Got = [redacted], want = example.com'],
+      [signed({ email: 42 }), 'oidc: parse username claims "email": json: cannot unmarshal number into Go value of type string'],
+      // Claims go-oidc's idToken cannot hold.
+      [signed({ aud: 42 }), 'oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal number into Go struct field idToken.aud of type []string'],
+      [signed({ aud: ['kubernetes', true] }), 'oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal bool into Go struct field idToken.aud of type string'],
+      [
+        signed({ exp: 'soon' }),
+        'oidc: verify token: oidc: failed to unmarshal claims: json: invalid number literal, trying to unmarshal "\\"soon\\"" into Number',
+        'oidc: verify token: oidc: failed to unmarshal claims: json: invalid number literal, trying to unmarshal [redacted] into Number',
+      ],
+      [signed({ iat: { at: 1 } }), 'oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal object into Go struct field idToken.iat of type json.Number'],
+      [signed({ sub: 7 }), 'oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal number into Go struct field idToken.sub of type string'],
+    ];
+    const logged: string[] = [];
+    for (const [token, message, log] of cases) {
+      expect(await reason(a, await token)).toBe(message);
+      logged.push(log ?? message);
+    }
+    const good = await signed({});
+    expect(await reason(a, `${good.slice(0, good.lastIndexOf('.'))}.AAAA`)).toBe('oidc: verify token: failed to verify signature: failed to verify id token signature');
+    logged.push('oidc: verify token: failed to verify signature: failed to verify id token signature');
+    expect(failures).toEqual(logged);
+    // Within the leeway, and a time as a string holding a number, are accepted.
+    expect(await a.authenticateToken(await signed({ nbf: now + 50 }))).not.toBeNull();
+    expect(await a.authenticateToken(await signed({ exp: String(now + 60) }))).not.toBeNull();
+    expect(failures.join('\n')).not.toMatch(/someone-else|evil\.com|e@example\.com|soon|HS256|15:07:50|15:06:35/);
+    a.close();
+  });
+
+  it('checks the claims before the signature (so no key is fetched for them); one audience before the times', async () => {
     const now = Math.floor(Date.now() / 1000);
-    await refused(a, await issuer.sign({ ...base, exp: now - 5 }));
-    await refused(a, await issuer.sign({ ...base, exp: undefined }));
-    // nbf has five minutes' leeway (go-oidc); beyond that it is refused.
-    expect(await a.authenticateToken(await issuer.sign({ ...base, nbf: now + 200 }))).not.toBeNull();
-    await refused(a, await issuer.sign({ ...base, nbf: now + 400 }));
-    await refused(a, await issuer.sign({ ...base, aud: 'someone-else' }));
-    await refused(a, await issuer.sign(base, { key: await issuer.foreignKey() }));
-    await refused(a, await issuer.sign({ ...base, email_verified: false }));
-    await refused(a, await issuer.sign({ ...base, hd: 'evil.com' }));
-    await refused(a, await issuer.sign({ ...base, email: 42 }));
-    const good = await issuer.sign(base);
-    await refused(a, `${good.slice(0, good.lastIndexOf('.'))}.AAAA`);
-    expect(failures).toEqual([
-      'oidc: verify token: oidc: token is expired',
-      'oidc: verify token: oidc: token is expired',
-      'oidc: verify token: oidc: current time before the nbf (not before) time',
-      `oidc: verify token: oidc: expected audience in ["kubernetes","other"] got the token's audiences`,
-      expect.stringMatching(/^oidc: verify token: failed to verify signature: /),
-      'oidc: email not verified',
-      'oidc: required claim hd value does not match',
-      'oidc: parse username claims "email": json: cannot unmarshal number into Go value of type string',
-      expect.stringMatching(/^oidc: verify token: failed to verify signature: /),
-    ]);
-    // Nothing of a token's claims in the reasons.
-    expect(failures.join('\n')).not.toMatch(/someone-else|evil\.com|e@example\.com/);
+    const { a } = await authenticators(byClaim, '', { audiences: 'audiences: [kubernetes]' });
+    const base = { aud: 'kubernetes', sub: 'u', email: 'e@example.com', hd: 'example.com' };
+    // One audience: go-oidc's client id check, before exp.
+    expect(await reason(a, await issuer.sign({ ...base, aud: 'someone-else', exp: now - 5 }))).toBe('oidc: verify token: oidc: expected audience "kubernetes" got ["someone-else"]');
+    // Expired and signed by a key the issuer never published: refused for exp, and the key set is not fetched again.
+    (a.authenticators[0] as unknown as { lastRefresh: number }).lastRefresh = 0;
+    const before = issuer.hits.get('/jwks') ?? 0;
+    const foreign = await issuer.foreignKey();
+    expect(await reason(a, await issuer.sign({ ...base, exp: now - 5 }, { key: foreign, kid: 'unknown' }))).toMatch(/^oidc: verify token: oidc: token is expired \(Token Expiry: /);
+    expect(await reason(a, await issuer.sign({ ...base, nbf: now + 3600 }, { key: foreign, kid: 'unknown' }))).toMatch(/before the nbf \(not before\) time/);
+    expect(issuer.hits.get('/jwks') ?? 0).toBe(before);
+    // A valid token with that unknown key is what fetches it (once), and is still refused.
+    expect(await reason(a, await issuer.sign(base, { key: foreign, kid: 'unknown' }))).toBe('oidc: verify token: failed to verify signature: failed to verify id token signature');
+    expect(issuer.hits.get('/jwks')).toBe(before + 1);
+    a.close();
+  });
+
+  it('logs a CEL evaluation error without what the token held', async () => {
+    const { a, failures } = await authenticators(`  claimMappings:
+    username:
+      expression: 'claims.names[claims.sub]'
+`);
+    const now = Math.floor(Date.now() / 1000);
+    const message = await reason(a, await issuer.sign({ aud: 'kubernetes', sub: 'secret-subject', names: { other: 'x' }, exp: now + 60 }));
+    expect(message).toBe('oidc: error evaluating username claim expression: no such key: secret-subject');
+    expect(failures).toEqual(['oidc: error evaluating username claim expression: no such key: [redacted]']);
     a.close();
   });
 

@@ -19,8 +19,9 @@ const now = new Date('2030-01-01T00:00:00Z');
 const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot', namespace: 'ns', uid: 'sa-uid' } } as KubeObject;
 const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', uid: 'secret-uid' } } as KubeObject;
 
-function authenticator(objects: KubeObject[], at = now): ServiceAccountAuthenticator {
+function authenticator(objects: KubeObject[], at = now, onFailure?: (reason: string) => void): ServiceAccountAuthenticator {
   return new ServiceAccountAuthenticator({
+    ...(onFailure ? { onFailure } : {}),
     issuers: [iss, 'https://old.example'],
     keys: [privateKey],
     audiences: ['api'],
@@ -100,7 +101,17 @@ describe('ServiceAccountAuthenticator', () => {
     expect(await reason(a.authenticateToken(await issue({ audiences: ['x', 'y'] })))).toBe('token audiences ["x" "y"] is invalid for the target audiences ["api"]');
     expect(await reason(authenticator([sa], new Date(now.getTime() + 3661_000)).authenticateToken(await issue()))).toBe('service account token has expired');
     expect(await reason(authenticator([sa], new Date(now.getTime() - 61_000)).authenticateToken(await issue()))).toBe('service account token is not valid yet');
-    expect(await reason(authenticator([]).authenticateToken(await issue()))).toBe('service account ns/robot has been deleted');
+    // Gone: the getter's NotFound, as kube's; being deleted for longer than the leeway: deleted.
+    expect(await reason(authenticator([]).authenticateToken(await issue()))).toBe('serviceaccounts "robot" not found');
+    const deleting = (at: Date) => ({ ...sa, metadata: { ...sa.metadata, deletionTimestamp: at.toISOString() } }) as KubeObject;
+    expect(await reason(authenticator([deleting(new Date(now.getTime() - 61_000))]).authenticateToken(await issue()))).toBe('service account ns/robot has been deleted');
+    expect(await authenticator([deleting(now)]).authenticateToken(await issue())).not.toBeNull();
+    // The uid speaks before the deletion.
+    expect(await reason(authenticator([deleting(new Date(now.getTime() - 61_000))]).authenticateToken(await issue({ serviceAccount: { name: 'robot', uid: 'old' } })))).toBe(
+      'service account UID (sa-uid) does not match claim (old)',
+    );
+    const secretDeleted = { ...secret, metadata: { ...secret.metadata, deletionTimestamp: new Date(now.getTime() - 61_000).toISOString() } } as KubeObject;
+    expect(await reason(authenticator([sa, secretDeleted]).authenticateToken(await issue({ secret: { name: 's', uid: 'secret-uid' } })))).toBe('service account token has been invalidated');
     expect(await reason(a.authenticateToken(await issue({ serviceAccount: { name: 'robot', uid: 'old' } })))).toBe('service account UID (sa-uid) does not match claim (old)');
     expect(await reason(a.authenticateToken(await issue({ secret: { name: 's', uid: 'secret-uid' } })))).toBe('service account token has been invalidated');
     expect(await reason(authenticator([sa, secret]).authenticateToken(await issue({ secret: { name: 's', uid: 'old' } })))).toBe(
@@ -108,6 +119,49 @@ describe('ServiceAccountAuthenticator', () => {
     );
     const noPrivate = await new SignJWT({ iss, sub: 'system:serviceaccount:ns:robot', aud: ['api'] }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
     expect(await reason(a.authenticateToken(noPrivate))).toBe('service account token claims could not be validated due to unexpected private claim');
+  });
+
+  test("the log's reasons hold none of the token's values; the client's keep kube's wording", async () => {
+    const logged: string[] = [];
+    const log = (r: string) => logged.push(r);
+    const claimed = { namespace: 'secret-ns', serviceAccount: { name: 'secret-name', uid: 'claimed-uid' } };
+    const ghost = { ...sa, metadata: { ...sa.metadata, namespace: 'secret-ns', name: 'secret-name', uid: 'real-uid' } } as KubeObject;
+    const bound = { ...secret, metadata: { ...secret.metadata, namespace: 'secret-ns', uid: 'real-secret-uid' } } as KubeObject;
+    const cases: Array<[Promise<string>, string]> = [
+      [reason(authenticator([], now, log).authenticateToken(await issue(claimed))), 'serviceaccounts "secret-name" not found'],
+      [
+        reason(authenticator([{ ...ghost, metadata: { ...ghost.metadata, uid: 'claimed-uid', deletionTimestamp: '2029-01-01T00:00:00Z' } } as KubeObject], now, log).authenticateToken(await issue(claimed))),
+        'service account secret-ns/secret-name has been deleted',
+      ],
+      [reason(authenticator([ghost], now, log).authenticateToken(await issue(claimed))), 'service account UID (real-uid) does not match claim (claimed-uid)'],
+      [reason(authenticator([sa], now, log).authenticateToken(await issue({ audiences: ['secret-audience'] }))), 'token audiences ["secret-audience"] is invalid for the target audiences ["api"]'],
+      [
+        reason(authenticator([{ ...ghost, metadata: { ...ghost.metadata, uid: 'claimed-uid' } } as KubeObject, bound], now, log).authenticateToken(await issue({ ...claimed, secret: { name: 's', uid: 'claimed-secret-uid' } }))),
+        'secret UID (real-secret-uid) does not match service account secret ref claim (claimed-secret-uid)',
+      ],
+    ];
+    for (const [got, message] of cases) expect(await got).toBe(message);
+    expect(logged).toEqual([
+      'serviceaccounts [redacted] not found',
+      'service account [redacted] has been deleted',
+      'service account UID (real-uid) does not match claim ([redacted])',
+      'token audiences [redacted] is invalid for the target audiences ["api"]',
+      'secret UID (real-secret-uid) does not match service account secret ref claim ([redacted])',
+    ]);
+    expect(logged.join('\n')).not.toMatch(/secret-ns|secret-name|claimed-|secret-audience/);
+    // A lookup that fails: the client hears why, the log does not (its text may name the objects).
+    const failing = new ServiceAccountAuthenticator({
+      issuers: [iss],
+      keys: [privateKey],
+      audiences: ['api'],
+      now: () => now,
+      onFailure: log,
+      lookup: async (_r, ns, name) => {
+        throw new Error(`etcd: reading /registry/serviceaccounts/${ns}/${name}: timed out`);
+      },
+    });
+    expect(await reason(failing.authenticateToken(await issue(claimed)))).toBe('etcd: reading /registry/serviceaccounts/secret-ns/secret-name: timed out');
+    expect(logged.at(-1)).toBe("looking up the token's objects failed: [redacted]");
   });
 
   test('a token within its window, a bound secret that exists, an older issuer still accepted', async () => {
