@@ -7,11 +7,17 @@ import { FieldError, FieldPath, fieldErrors, goQuote, isDNS1123Label, isQualifie
 import { semanticEqual } from '../../../api/semantic-equal';
 import { nameIsDNSSubdomain } from '../../../api/names';
 import { imageWhitespaceErrors } from './pod-container-validation';
-import { statusIPErrors, validatePodSpec, validateTolerations } from './pod-spec-validation';
+import { PodSpecOptions, statusIPErrors, validatePodSpec, validateTolerations } from './pod-spec-validation';
+import { hasHostNamespacedSysctl } from './pod-sysctls';
 import type { Container, ContainerStatus, Pod, PodSpec, Toleration } from './pod-types';
 
 /** kube-apiserver's --allow-privileged defaults to false, and this server has no such flag. */
 const allowPrivileged = false;
+
+/** kube's PodValidationOptions for a write (`old`: the stored pod of an update). */
+function optionsFor(old: Pod | undefined): PodSpecOptions {
+  return { allowPrivileged, allowHostNamespacedSysctls: hasHostNamespacedSysctl(old?.spec) };
+}
 
 const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 const DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
@@ -104,10 +110,10 @@ function podAnnotationErrors(pod: Pod): FieldError[] {
 }
 
 /** validatePodMetadataAndSpec without the object metadata: annotations, spec, pod-only rules. */
-function validateMetadataAndSpec(pod: Pod): FieldError[] {
+function validateMetadataAndSpec(pod: Pod, old: Pod | undefined): FieldError[] {
   const spec = pod.spec ?? {};
   const specPath = FieldPath.root('spec');
-  const errs = [...podAnnotationErrors(pod), ...validatePodSpec(pod, specPath, allowPrivileged)];
+  const errs = [...podAnnotationErrors(pod), ...validatePodSpec(pod, specPath, optionsFor(old))];
   if (!spec.serviceAccountName) {
     (spec.volumes ?? []).forEach((v, vi) => {
       (v.projected?.sources ?? []).forEach((s, si) => {
@@ -124,7 +130,7 @@ function validateMetadataAndSpec(pod: Pod): FieldError[] {
 }
 
 export function validatePodCreate(pod: Pod): FieldError[] {
-  const errs = validateMetadataAndSpec(pod);
+  const errs = validateMetadataAndSpec(pod, undefined);
   const specPath = FieldPath.root('spec');
   if (pod.spec?.ephemeralContainers?.length) errs.push(fieldErrors.forbidden(specPath.child('ephemeralContainers'), 'cannot be set on create'));
   if (pod.spec?.nodeName && pod.spec.schedulingGates?.length) {
@@ -205,7 +211,7 @@ function annotationUpdateErrors(pod: Pod, old: Pod): FieldError[] {
 }
 
 export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
-  const errs = [...validateMetadataAndSpec(pod), ...annotationUpdateErrors(pod, old)];
+  const errs = [...validateMetadataAndSpec(pod, old), ...annotationUpdateErrors(pod, old)];
   const specPath = FieldPath.root('spec');
   const spec = pod.spec ?? {};
   const prev = old.spec ?? {};
