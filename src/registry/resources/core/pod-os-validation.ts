@@ -115,7 +115,6 @@ const maxGMSACredentialSpecKiB = 64;
 const maxRunAsUserNameDomainLength = 256;
 const maxRunAsUserNameUserLength = 104;
 // Go's [[:cntrl:]]: the ASCII control characters.
-// eslint-disable-next-line no-control-regex
 const controlChars = /[\x00-\x1f\x7f]/;
 const netBiosDomain = /^[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}$/;
 const dnsLabel = '[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?';

@@ -7,9 +7,11 @@ import { FieldError, FieldPath, fieldErrors, goQuote, isDNS1123Label, isQualifie
 import { semanticEqual } from '../../../api/semantic-equal';
 import { nameIsDNSSubdomain } from '../../../api/names';
 import { imageWhitespaceErrors } from './pod-container-validation';
+import { NodeAffinity, nodeAffinityMutationErrors, nodeSelectorMutationErrors } from './pod-gated-update';
 import { PodSpecOptions, statusIPErrors, validatePodSpec, validateTolerations } from './pod-spec-validation';
 import { hasHostNamespacedSysctl } from './pod-sysctls';
-import type { Container, ContainerStatus, Pod, PodSpec, Toleration } from './pod-types';
+import { TOLERATIONS_ANNOTATION, tolerationsAnnotationErrors } from './pod-tolerations-annotation';
+import type { Container, ContainerStatus, Pod, PodSpec, PodStatus, Toleration } from './pod-types';
 
 /** kube-apiserver's --allow-privileged defaults to false, and this server has no such flag. */
 const allowPrivileged = false;
@@ -87,7 +89,7 @@ function appArmorMismatchErrors(pod: Pod, specPath: FieldPath): FieldError[] {
   return errs;
 }
 
-/** ValidatePodSpecificAnnotations (the tolerations annotation is not checked here). */
+/** ValidatePodSpecificAnnotations. */
 function podAnnotationErrors(pod: Pod): FieldError[] {
   const annotations = pod.metadata.annotations ?? {};
   const path = FieldPath.root('metadata').child('annotations');
@@ -95,6 +97,8 @@ function podAnnotationErrors(pod: Pod): FieldError[] {
   if (MIRROR_ANNOTATION in annotations && !pod.spec?.nodeName) {
     errs.push(fieldErrors.invalid(path.key(MIRROR_ANNOTATION), annotations[MIRROR_ANNOTATION], 'must set spec.nodeName if mirror pod annotation is set'));
   }
+  const tolerations = annotations[TOLERATIONS_ANNOTATION];
+  if (tolerations) errs.push(...tolerationsAnnotationErrors(tolerations, path, validateTolerations));
   if (DELETION_COST in annotations) {
     const v = annotations[DELETION_COST] ?? '';
     const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
@@ -259,18 +263,22 @@ export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   setOrDelete(munged, 'tolerations', prev.tolerations);
   if ((prev.terminationGracePeriodSeconds ?? 0) < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = prev.terminationGracePeriodSeconds;
   if (prev.schedulingGates?.length) {
-    // A gated pod may add to its nodeSelector and narrow its node affinity (checked loosely here:
-    // additions to nodeSelector only; the node affinity may change).
-    const before = prev.nodeSelector ?? {};
-    const now = munged.nodeSelector ?? {};
-    const changed = Object.keys(before).some((k) => now[k] !== before[k]);
-    if (changed) errs.push(fieldErrors.invalid(specPath.child('nodeSelector'), now, 'only additions to spec.nodeSelector are allowed (no mutations or deletions)'));
-    setOrDelete(munged, 'nodeSelector', prev.nodeSelector);
-    const nodeAffinity = prev.affinity?.nodeAffinity;
-    if (munged.affinity || nodeAffinity) {
-      munged.affinity = { ...(munged.affinity ?? {}), nodeAffinity };
-      if (nodeAffinity === undefined) delete munged.affinity.nodeAffinity;
-      if (!prev.affinity && !Object.keys(munged.affinity).length) delete munged.affinity;
+    // A gated pod may add to its nodeSelector and narrow its required node affinity.
+    if (!semanticEqual(munged.nodeSelector, prev.nodeSelector)) {
+      errs.push(...nodeSelectorMutationErrors(munged.nodeSelector, prev.nodeSelector, specPath.child('nodeSelector')));
+      setOrDelete(munged, 'nodeSelector', prev.nodeSelector);
+    }
+    const affinity = munged.affinity as { nodeAffinity?: NodeAffinity; podAffinity?: unknown; podAntiAffinity?: unknown } | undefined;
+    const oldNodeAffinity = (prev.affinity as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity;
+    if (!semanticEqual(oldNodeAffinity, affinity?.nodeAffinity)) {
+      errs.push(...nodeAffinityMutationErrors(affinity?.nodeAffinity, oldNodeAffinity, specPath.child('affinity').child('nodeAffinity')));
+      if (!affinity) {
+        if (oldNodeAffinity) munged.affinity = { nodeAffinity: cloneJson(oldNodeAffinity) };
+      } else if (!prev.affinity && affinity.podAffinity === undefined && affinity.podAntiAffinity === undefined) {
+        // Only the node affinity was added to a pod that had none: nothing else changed.
+        delete munged.affinity;
+      } else if (oldNodeAffinity) affinity.nodeAffinity = cloneJson(oldNodeAffinity);
+      else delete affinity.nodeAffinity;
     }
   }
   if (!semanticEqual(munged, prev)) {
@@ -300,6 +308,27 @@ function stateTransitionErrors(now: ContainerStatus[] | undefined, old: Containe
   return errs;
 }
 
+/**
+ * validatePodResourceClaimStatuses: each names a claim of the spec, once; a generated claim's name
+ * is a DNS subdomain (reported, as kube does, at the entry's `name`).
+ */
+function resourceClaimStatusErrors(statuses: PodStatus['resourceClaimStatuses'], claims: PodSpec['resourceClaims'], path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = new Set((claims ?? []).map((c) => c.name ?? ''));
+  const seen = new Set<string>();
+  (statuses ?? []).forEach((st, i) => {
+    const p = path.index(i).child('name');
+    const name = st.name ?? '';
+    if (!names.has(name)) errs.push(fieldErrors.invalid(p, name, 'must match the name of an entry in `spec.resourceClaims`'));
+    if (seen.has(name)) errs.push(fieldErrors.duplicate(p, name));
+    seen.add(name);
+    if (st.resourceClaimName !== undefined && st.resourceClaimName !== null) {
+      for (const m of nameIsDNSSubdomain(st.resourceClaimName, false)) errs.push(fieldErrors.invalid(p, st.resourceClaimName, m));
+    }
+  });
+  return errs;
+}
+
 export function validatePodStatusUpdate(pod: Pod, old: Pod): FieldError[] {
   const errs = [...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod)];
   const status = pod.status ?? {};
@@ -324,6 +353,7 @@ export function validatePodStatusUpdate(pod: Pod, old: Pod): FieldError[] {
     ...stateTransitionErrors(status.containerStatuses, before.containerStatuses, path.child('containerStatuses'), restartPolicy, new Set()),
     ...stateTransitionErrors(status.initContainerStatuses, before.initContainerStatuses, path.child('initContainerStatuses'), restartPolicy, sidecars),
     ...stateTransitionErrors(status.ephemeralContainerStatuses, before.ephemeralContainerStatuses, path.child('ephemeralContainerStatuses'), 'Never', new Set()),
+    ...resourceClaimStatusErrors(status.resourceClaimStatuses, pod.spec?.resourceClaims, path.child('resourceClaimStatuses')),
     ...statusIPErrors(status.podIPs, path.child('podIPs'), 'PodIP'),
   );
   const hostIPs = status.hostIPs ?? [];
