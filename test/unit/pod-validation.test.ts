@@ -983,3 +983,23 @@ describe('Table: kube\'s column descriptions and row conditions', () => {
     expect(d['Readiness Gates']?.startsWith('If specified, all readiness gates will be evaluated for pod readiness.')).toBe(true);
   });
 });
+
+describe('the pod-deletion-cost annotation (kube GetDeletionCostFromPodAnnotations)', () => {
+  const cost = (v: string) => ({ annotations: { 'controller.kubernetes.io/pod-deletion-cost': v } });
+  const bad = (v: string) => `metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "${v}": must be a 32bit integer`;
+
+  test('a 32-bit integer without a plus sign or leading zeros', () => {
+    for (const v of ['0', '10', '-5', '-007', '2147483647', '-2147483648']) expect([v, errorsOf(basic(), cost(v))]).toEqual([v, []]);
+    for (const v of ['+10', '008', '', '1.5', '2147483648', '-', 'x']) expect(errorsOf(basic(), cost(v))).toEqual([bad(v)]);
+  });
+
+  test('an update lists the error twice (kube validates the annotations twice); a stored bad value may stay', () => {
+    const added = update(basic(), (p) => (p.metadata.annotations = { 'controller.kubernetes.io/pod-deletion-cost': '+1' }));
+    expect(added.errors).toEqual([bad('+1'), bad('+1')]);
+    const old = create(basic(), cost('+1')).pod;
+    const next = cloneJson(old);
+    next.spec!.containers![0]!.image = 'nginx:1.26';
+    strategy.prepareForUpdate(ctx(), next, old);
+    expect(strategy.validateUpdate(ctx(), next, old)).toEqual([]);
+  });
+});

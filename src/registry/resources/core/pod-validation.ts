@@ -89,8 +89,23 @@ function appArmorMismatchErrors(pod: Pod, specPath: FieldPath): FieldError[] {
   return errs;
 }
 
-/** ValidatePodSpecificAnnotations. */
-function podAnnotationErrors(pod: Pod): FieldError[] {
+/**
+ * GetDeletionCostFromPodAnnotations accepts the value: a 32-bit integer without a plus sign or
+ * leading zeros (`-007` passes, as Go's check only looks at the first character).
+ */
+function validDeletionCost(annotations: Record<string, string> | undefined): boolean {
+  if (!annotations || !Object.hasOwn(annotations, DELETION_COST)) return true;
+  const v = annotations[DELETION_COST] ?? '';
+  if (!/^(-\d+|0|[1-9]\d*)$/.test(v)) return false;
+  const n = Number(v);
+  return n >= -2147483648 && n <= 2147483647;
+}
+
+/**
+ * ValidatePodSpecificAnnotations. On an update (`old`) a deletion cost the stored pod already had
+ * wrong is let through (kube's AllowInvalidPodDeletionCost).
+ */
+function podAnnotationErrors(pod: Pod, old?: Pod): FieldError[] {
   const annotations = pod.metadata.annotations ?? {};
   const path = FieldPath.root('metadata').child('annotations');
   const errs: FieldError[] = [];
@@ -99,10 +114,9 @@ function podAnnotationErrors(pod: Pod): FieldError[] {
   }
   const tolerations = annotations[TOLERATIONS_ANNOTATION];
   if (tolerations) errs.push(...tolerationsAnnotationErrors(tolerations, path, validateTolerations));
-  if (DELETION_COST in annotations) {
-    const v = annotations[DELETION_COST] ?? '';
-    const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
-    if (!(n >= -2147483648 && n <= 2147483647)) errs.push(fieldErrors.invalid(path.key(DELETION_COST), v, 'must be a 32bit integer'));
+  const allowInvalidCost = old !== undefined && !validDeletionCost(old.metadata.annotations);
+  if (!allowInvalidCost && !validDeletionCost(annotations)) {
+    errs.push(fieldErrors.invalid(path.key(DELETION_COST), annotations[DELETION_COST] ?? '', 'must be a 32bit integer'));
   }
   // kube's path here is a child, not a key (so it reads annotations.<key>).
   if (SECCOMP_POD in annotations) errs.push(...seccompAnnotationErrors(annotations[SECCOMP_POD] ?? '', path.child(SECCOMP_POD)));
@@ -117,7 +131,7 @@ function podAnnotationErrors(pod: Pod): FieldError[] {
 function validateMetadataAndSpec(pod: Pod, old: Pod | undefined): FieldError[] {
   const spec = pod.spec ?? {};
   const specPath = FieldPath.root('spec');
-  const errs = [...podAnnotationErrors(pod), ...validatePodSpec(pod, specPath, optionsFor(old))];
+  const errs = [...podAnnotationErrors(pod, old), ...validatePodSpec(pod, specPath, optionsFor(old))];
   if (!spec.serviceAccountName) {
     (spec.volumes ?? []).forEach((v, vi) => {
       (v.projected?.sources ?? []).forEach((s, si) => {
@@ -215,7 +229,9 @@ function annotationUpdateErrors(pod: Pod, old: Pod): FieldError[] {
 }
 
 export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
-  const errs = [...validateMetadataAndSpec(pod, old), ...annotationUpdateErrors(pod, old)];
+  // kube checks the annotations twice on an update (validatePodMetadataAndSpec, then
+  // ValidatePodSpecificAnnotationUpdates), so an error there is listed twice among the causes.
+  const errs = [...validateMetadataAndSpec(pod, old), ...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod, old)];
   const specPath = FieldPath.root('spec');
   const spec = pod.spec ?? {};
   const prev = old.spec ?? {};
@@ -330,7 +346,7 @@ function resourceClaimStatusErrors(statuses: PodStatus['resourceClaimStatuses'],
 }
 
 export function validatePodStatusUpdate(pod: Pod, old: Pod): FieldError[] {
-  const errs = [...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod)];
+  const errs = [...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod, old)];
   const status = pod.status ?? {};
   const before = old.status ?? {};
   // kube validates the conditions under metadata.conditions, with a capitalised Type.
