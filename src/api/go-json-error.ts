@@ -32,7 +32,10 @@ const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0
 const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 
-/** A recursive-descent rendition of encoding/json's scanner state machine (same messages). */
+/** encoding/json's maxNestingDepth. */
+const maxNestingDepth = 10000;
+
+/** A rendition of encoding/json's scanner state machine (same messages). */
 class Scanner {
   i = 0;
   constructor(private readonly b: Buffer) {}
@@ -49,17 +52,76 @@ class Scanner {
     while (isSpace(this.peek())) this.i++;
   }
 
-  /** Parses one value; returns its kind for the unmarshal type check. */
+  /**
+   * Parses one value; returns its kind for the unmarshal type check. Iterative, with Go's nesting
+   * limit (encoding/json's maxNestingDepth), so hostile input cannot exhaust the stack.
+   */
   value(): string {
+    const open: Array<'object' | 'array'> = [];
+    let kind = '';
+    for (;;) {
+      // At the start of a value.
+      this.skipSpace();
+      const c = this.peek();
+      let scalar = true;
+      if (c === 0x7b || c === 0x5b) {
+        if (open.length >= maxNestingDepth) this.fail(c, 'exceeded max depth');
+        this.i++;
+        this.skipSpace();
+        if (c === 0x7b) {
+          open.push('object');
+          if (this.peek() === 0x7d) this.i++;
+          else {
+            this.objectKey();
+            scalar = false;
+          }
+        } else {
+          open.push('array');
+          if (this.peek() === 0x5d) this.i++;
+          else scalar = false;
+        }
+        kind ||= c === 0x7b ? 'object' : 'array';
+        if (!scalar) continue;
+        open.pop();
+      } else {
+        const k = this.scalar(c);
+        kind ||= k;
+      }
+      // After a complete value: close what ends here, or go on to the next element.
+      for (;;) {
+        const top = open[open.length - 1];
+        if (!top) return kind;
+        this.skipSpace();
+        const d = this.peek();
+        this.i++;
+        if (d === 0x2c) {
+          if (top === 'object') {
+            this.skipSpace();
+            this.objectKey();
+          }
+          break;
+        }
+        if ((top === 'object' && d === 0x7d) || (top === 'array' && d === 0x5d)) {
+          open.pop();
+          continue;
+        }
+        this.i--;
+        this.fail(d, top === 'object' ? 'after object key:value pair' : 'after array element');
+      }
+    }
+  }
+
+  /** A key and its colon; the value follows. */
+  private objectKey(): void {
+    if (this.peek() !== 0x22) this.fail(this.peek(), 'looking for beginning of object key string');
+    this.string();
     this.skipSpace();
-    const c = this.peek();
+    if (this.peek() !== 0x3a) this.fail(this.peek(), 'after object key');
+    this.i++;
+  }
+
+  private scalar(c: number | undefined): string {
     switch (c) {
-      case 0x7b:
-        this.object();
-        return 'object';
-      case 0x5b:
-        this.array();
-        return 'array';
       case 0x22:
         this.string();
         return 'string';
@@ -78,50 +140,6 @@ class Scanner {
           return 'number';
         }
         return this.fail(c, 'looking for beginning of value');
-    }
-  }
-
-  private object(): void {
-    this.i++;
-    this.skipSpace();
-    if (this.peek() === 0x7d) {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.skipSpace();
-      if (this.peek() !== 0x22) this.fail(this.peek(), 'looking for beginning of object key string');
-      this.string();
-      this.skipSpace();
-      if (this.peek() !== 0x3a) this.fail(this.peek(), 'after object key');
-      this.i++;
-      this.value();
-      this.skipSpace();
-      const c = this.peek();
-      this.i++;
-      if (c === 0x2c) continue;
-      if (c === 0x7d) return;
-      this.i--;
-      this.fail(c, 'after object key:value pair');
-    }
-  }
-
-  private array(): void {
-    this.i++;
-    this.skipSpace();
-    if (this.peek() === 0x5d) {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.value();
-      this.skipSpace();
-      const c = this.peek();
-      this.i++;
-      if (c === 0x2c) continue;
-      if (c === 0x5d) return;
-      this.i--;
-      this.fail(c, 'after array element');
     }
   }
 

@@ -58,6 +58,14 @@ export interface TableColumn {
   cell(obj: KubeObject, now: Date): unknown;
 }
 
+/** A condition on one row of a Table (meta/v1 TableRowCondition): kube marks a finished pod's row `Completed`. */
+export interface TableRowCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+}
+
 export interface SubresourceDefinition {
   name: string; // "status", "finalize"
   verbs: Verb[];
@@ -118,6 +126,8 @@ export interface ResourceDefinition {
   fieldSelectorError: (label: string) => string;
   /** Server-side printing columns (kube's TableConvertor); absent → default Name / Created At. */
   tableColumns?: TableColumn[];
+  /** The conditions of an object's Table row (kube's printers set them on some rows); none when absent or empty. */
+  tableRowConditions?: (obj: KubeObject) => TableRowCondition[] | undefined;
   /** The object kube returns for DELETE (namespaces return the object; most types a Status). */
   returnDeletedObject: boolean;
   /**

@@ -166,6 +166,98 @@ spec:
     expect(badStatus.stderr).toContain('The Pod "web" is invalid: status.qosClass: Invalid value: "Guaranteed": field is immutable');
   });
 
+  test('finished pods: kubectl get lists them; their Table rows carry kube\'s Completed condition; status fields of disabled features are dropped', async () => {
+    const ns = await fresh();
+    for (const name of ['done', 'broken', 'waiting']) expect((await srv.kubectl(['-n', ns, 'run', name, '--image=nginx:1.25', '--restart=Never'])).stderr).toBe('');
+    const finish = (phase: string, exitCode: number, reason: string) => ({
+      status: {
+        phase,
+        resize: 'InProgress',
+        containerStatuses: [
+          {
+            name: 'web',
+            ready: false,
+            restartCount: 0,
+            image: 'nginx:1.25',
+            imageID: '',
+            state: { terminated: { exitCode, reason, startedAt: '2024-05-01T10:00:00Z', finishedAt: '2024-05-01T10:00:05Z' } },
+            allocatedResources: { cpu: '100m' },
+            user: { linux: { uid: 0, gid: 0 } },
+          },
+        ],
+      },
+    });
+    for (const [name, body] of [
+      ['done', finish('Succeeded', 0, 'Completed')],
+      ['broken', finish('Failed', 1, 'Error')],
+    ] as const) {
+      const r = await srv.kubectl(['-n', ns, 'patch', 'pod', name, '--subresource=status', '--type=merge', '-p', JSON.stringify(body)]);
+      expect(r.stderr).toBe('');
+    }
+    const done = JSON.parse((await srv.kubectl(['-n', ns, 'get', 'pod', 'done', '-o', 'json'])).stdout);
+    expect(done.status.resize).toBeUndefined();
+    expect(done.status.containerStatuses[0]).not.toHaveProperty('allocatedResources');
+    expect(done.status.containerStatuses[0]).not.toHaveProperty('user');
+
+    // kubectl 1.32 shows finished pods by default.
+    const listed = await srv.kubectl(['-n', ns, 'get', 'pods']);
+    expect(listed.stderr).toBe('');
+    expect(listed.stdout).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\nbroken\s+0\/1\s+Error\s+0\s+\d+s\ndone\s+0\/1\s+Completed\s+0\s+\d+s\nwaiting\s+0\/1\s+Pending\s+0\s+\d+s\n$/);
+
+    const table = await srv.request('GET', `/api/v1/namespaces/${ns}/pods`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(table.status).toBe(200);
+    const t = table.json();
+    expect(t.rows.map((r: { cells: unknown[]; conditions?: unknown }) => [r.cells[0], r.conditions])).toEqual([
+      ['broken', [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }]],
+      ['done', [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }]],
+      ['waiting', undefined],
+    ]);
+    expect(Object.keys(t.rows[0])).toEqual(['cells', 'conditions', 'object']);
+    const described = Object.fromEntries(t.columnDefinitions.map((c: { name: string; description: string }) => [c.name, c.description]));
+    expect(described.Ready).toBe('The aggregate readiness state of this pod for accepting traffic.');
+    expect(described.Name).toMatch(/^Name must be unique within a namespace\. Is required when creating resources/);
+    expect(described.Age).toMatch(/^CreationTimestamp is a timestamp representing the server time when this object was created\./);
+    // A single pod's Table too.
+    const one = await srv.request('GET', `/api/v1/namespaces/${ns}/pods/done`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(one.json().rows[0].conditions).toEqual([{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }]);
+  });
+
+  test('kube\'s OS, sysctl and annotation rules reach kubectl as its 422 text', async () => {
+    const ns = await fresh();
+    const linux = podYaml(
+      'linux',
+      `  os:
+    name: linux
+  hostNetwork: true
+  securityContext:
+    windowsOptions:
+      runAsUserName: "a\\\\b\\\\c"
+    sysctls:
+    - name: net.core.somaxconn
+      value: "1024"
+`,
+    );
+    const r = await srv.kubectl(['-n', ns, 'create', '-f', '-'], { input: linux });
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('The Pod "linux" is invalid: \n');
+    expect(r.stderr).toContain("* spec.securityContext.sysctls[0].name: Invalid value: \"net.core.somaxconn\": may not be specified when 'hostNetwork' is true");
+    expect(r.stderr).toContain('* spec.securityContext.windowsOptions.runAsUserName: Invalid value: "a\\\\b\\\\c": runAsUserName cannot contain more than one backslash');
+    expect(r.stderr).toContain('* spec.securityContext.windowsOptions: Forbidden: windows options cannot be set for a linux pod');
+
+    const annotated = await srv.request('POST', `/api/v1/namespaces/${ns}/pods`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'annotated', annotations: { 'scheduler.alpha.kubernetes.io/tolerations': '[{"key":1}]' } },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      },
+    });
+    expect(annotated.status).toBe(422);
+    expect(annotated.json().message).toBe(
+      'Pod "annotated" is invalid: metadata.annotations: Invalid value: "scheduler.alpha.kubernetes.io/tolerations": json: cannot unmarshal number into Go struct field Toleration.key of type string',
+    );
+  });
+
   test('kubectl explain pod.spec.containers reads the served OpenAPI', async () => {
     const r = await srv.kubectl(['explain', 'pod.spec.containers']);
     expect(r.stderr).toBe('');

@@ -7,6 +7,9 @@ import { KubeObject, RequestContext, cloneJson, computePodQOS, fieldErrorString 
 import { pods } from '../../src/registry/resources/core/pods';
 import { imageTag } from '../../src/registry/resources/core/pod-defaults';
 import type { Pod } from '../../src/registry/resources/core/pod-types';
+import { podFeatureGates } from '../../src/registry/resources/core/pod-drop';
+import { toTable } from '../../src/registry/table';
+import { knownFeatureGates } from '../../src/config';
 
 const now = new Date('2024-05-01T10:00:00Z');
 const ctx = (): RequestContext => ({ namespace: 'ns', warnings: [], dryRun: false, now: () => now });
@@ -615,5 +618,388 @@ describe('table and field selectors', () => {
       'status.nominatedNodeName': '',
     });
     expect(pods.fieldSelectorError('spec.containers')).toBe('field label not supported: spec.containers');
+  });
+});
+
+describe('validation tied to spec.os and Windows (kube validateOS, validateLinux, validateWindows, HostProcess)', () => {
+  const winForbidden = (path: string) => `${path}: Forbidden: cannot be set for a windows pod`;
+
+  test.each<[string, Spec, string[]]>([
+    ['an os without a name', basic({ os: {} }), ['spec.os.name: Required value: cannot be empty']],
+    ['an unknown os', basic({ os: { name: 'mac' } }), ['spec.os: Unsupported value: "mac": supported values: "linux", "windows"']],
+    [
+      'a linux pod with Windows options, on the pod and on containers',
+      {
+        os: { name: 'linux' },
+        securityContext: { windowsOptions: { runAsUserName: 'u' } },
+        initContainers: [{ name: 'i', image: 'i', securityContext: { windowsOptions: {} } }],
+        containers: [{ name: 'c', image: 'i', securityContext: { windowsOptions: { hostProcess: false } } }],
+      },
+      [
+        'spec.securityContext.windowsOptions: Forbidden: windows options cannot be set for a linux pod',
+        'spec.initContainers[0].securityContext.windowsOptions: Forbidden: windows options cannot be set for a linux pod',
+        'spec.containers[0].securityContext.windowsOptions: Forbidden: windows options cannot be set for a linux pod',
+      ],
+    ],
+    [
+      'a windows pod with Linux-only pod and container fields',
+      {
+        os: { name: 'windows' },
+        hostPID: true,
+        hostIPC: true,
+        shareProcessNamespace: false,
+        securityContext: { runAsUser: 1, runAsGroup: 2, fsGroup: 3, supplementalGroups: [], fsGroupChangePolicy: 'Always', seccompProfile: { type: 'RuntimeDefault' }, seLinuxOptions: { level: 's0' }, sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }] },
+        containers: [{ name: 'c', image: 'i', securityContext: { privileged: false, capabilities: {}, readOnlyRootFilesystem: true, allowPrivilegeEscalation: true, runAsUser: 1, runAsGroup: 2, seccompProfile: { type: 'RuntimeDefault' } } }],
+      },
+      [
+        // The host IPC namespace also refuses an IPC sysctl.
+        "spec.securityContext.sysctls[0].name: Invalid value: \"kernel.shm_rmid_forced\": may not be specified when 'hostIPC' is true",
+        winForbidden('spec.securityContext.seLinuxOptions'),
+        winForbidden('spec.hostPID'),
+        winForbidden('spec.hostIPC'),
+        winForbidden('spec.securityContext.seccompProfile'),
+        winForbidden('spec.securityContext.fsGroup'),
+        winForbidden('spec.securityContext.fsGroupChangePolicy'),
+        winForbidden('spec.securityContext.sysctls'),
+        winForbidden('spec.shareProcessNamespace'),
+        winForbidden('spec.securityContext.runAsUser'),
+        winForbidden('spec.securityContext.runAsGroup'),
+        winForbidden('spec.securityContext.supplementalGroups'),
+        winForbidden('spec.containers[0].securityContext.seccompProfile'),
+        winForbidden('spec.containers[0].securityContext.capabilities'),
+        winForbidden('spec.containers[0].securityContext.readOnlyRootFilesystem'),
+        winForbidden('spec.containers[0].securityContext.privileged'),
+        winForbidden('spec.containers[0].securityContext.allowPrivilegeEscalation'),
+        winForbidden('spec.containers[0].securityContext.runAsUser'),
+        winForbidden('spec.containers[0].securityContext.runAsGroup'),
+      ],
+    ],
+    ['a windows pod with Windows options only', { os: { name: 'windows' }, securityContext: { windowsOptions: { runAsUserName: 'ContainerUser' } }, containers: [{ name: 'c', image: 'i' }] }, []],
+    [
+      'HostProcess: mixed containers, no host network, and the cluster policy',
+      {
+        os: { name: 'windows' },
+        securityContext: { windowsOptions: { hostProcess: true } },
+        containers: [
+          { name: 'a', image: 'i' },
+          { name: 'b', image: 'i', securityContext: { windowsOptions: { hostProcess: false } } },
+        ],
+      },
+      [
+        'spec.containers[1].securityContext.windowsOptions.hostProcess: Invalid value: false: pod hostProcess value must be identical if both are specified, was true',
+        'spec: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers',
+        'spec.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers',
+        'spec: Forbidden: hostProcess containers are disallowed by cluster policy',
+      ],
+    ],
+    [
+      'HostProcess on the host network: only the cluster policy (kube-apiserver without --allow-privileged)',
+      { hostNetwork: true, containers: [{ name: 'a', image: 'i', securityContext: { windowsOptions: { hostProcess: true } } }] },
+      ['spec: Forbidden: hostProcess containers are disallowed by cluster policy'],
+    ],
+  ])('%s', (_name, spec, expected) => {
+    expect(errorsOf(spec).sort()).toEqual([...expected].sort());
+  });
+
+  test('windowsOptions: gMSA spec name and contents, runAsUserName rules', () => {
+    const user = (name: string) => errorsOf({ containers: [{ name: 'c', image: 'i', securityContext: { windowsOptions: { runAsUserName: name } } }] });
+    const at = 'spec.containers[0].securityContext.windowsOptions.runAsUserName';
+    expect(user('CONTOSO\\svc-web')).toEqual([]);
+    expect(user('example.com\\svc')).toEqual([]);
+    expect(user('')).toEqual([`${at}: Invalid value: "": runAsUserName cannot be an empty string`]);
+    expect(user('a\tb')).toEqual([`${at}: Invalid value: "a\\tb": runAsUserName cannot contain control characters`]);
+    expect(user('a\\b\\c')).toEqual([`${at}: Invalid value: "a\\\\b\\\\c": runAsUserName cannot contain more than one backslash`]);
+    expect(user('dom\\')).toEqual([`${at}: Invalid value: "dom\\\\": runAsUserName's User cannot be empty`]);
+    expect(user('...')).toEqual([`${at}: Invalid value: "...": runAsUserName's User cannot contain only periods or spaces`]);
+    expect(user('us:er')).toEqual([`${at}: Invalid value: "us:er": runAsUserName's User cannot contain the following characters: "/\\:;|=,+*?<>@[]`]);
+    expect(user('u'.repeat(105))).toEqual([`${at}: Invalid value: "${'u'.repeat(105)}": runAsUserName's User length must not be longer than 104 characters`]);
+    expect(user('.bad_domain!\\u')).toEqual([`${at}: Invalid value: ".bad_domain!\\\\u": runAsUserName's Domain doesn't match the NetBios nor the DNS format`]);
+    const long = `${'d'.repeat(256)}\\u`;
+    expect(user(long)).toEqual([
+      `${at}: Invalid value: "${'d'.repeat(256)}\\\\u": runAsUserName's Domain length must be under 256 characters`,
+      `${at}: Invalid value: "${'d'.repeat(256)}\\\\u": runAsUserName's Domain doesn't match the NetBios nor the DNS format`,
+    ]);
+    const pod = errorsOf(basic({ securityContext: { windowsOptions: { gmsaCredentialSpecName: 'Web_Spec', gmsaCredentialSpec: '' } } }));
+    expect(pod).toEqual([
+      "spec.securityContext.windowsOptions.gmsaCredentialSpecName: Invalid value: \"Web_Spec\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+      'spec.securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: "": gmsaCredentialSpec cannot be an empty string',
+    ]);
+    const big = errorsOf(basic({ securityContext: { windowsOptions: { gmsaCredentialSpec: 'x'.repeat(64 * 1024 + 1) } } }));
+    expect(big).toHaveLength(1);
+    expect(big[0]?.endsWith(': gmsaCredentialSpec size must be under 64 KiB')).toBe(true);
+  });
+});
+
+describe('sysctls in host namespaces (kube validateSysctls, ValidateHostSysctl)', () => {
+  const sysctls = (...names: string[]) => ({ sysctls: names.map((name) => ({ name, value: '1' })) });
+
+  test('the host network refuses net.* sysctls, the host IPC namespace kernel.sem/shm*/msg* and fs.mqueue.*', () => {
+    expect(errorsOf(basic({ hostNetwork: true, securityContext: sysctls('net.core.somaxconn', 'net/ipv4/ip_forward', 'kernel.shm_rmid_forced', 'vm.swappiness') }))).toEqual([
+      "spec.securityContext.sysctls[0].name: Invalid value: \"net.core.somaxconn\": may not be specified when 'hostNetwork' is true",
+      "spec.securityContext.sysctls[1].name: Invalid value: \"net/ipv4/ip_forward\": may not be specified when 'hostNetwork' is true",
+    ]);
+    expect(errorsOf(basic({ hostIPC: true, securityContext: sysctls('kernel.sem', 'kernel.msgmax', 'fs.mqueue.msg_max', 'kernel.shmmax', 'net.ipv4.ping_group_range', 'kernel.shm') }))).toEqual(
+      ['kernel.sem', 'kernel.msgmax', 'fs.mqueue.msg_max', 'kernel.shmmax', 'kernel.shm'].map(
+        (n, i) => `spec.securityContext.sysctls[${i < 4 ? i : 5}].name: Invalid value: "${n}": may not be specified when 'hostIPC' is true`,
+      ),
+    );
+    // Without the host namespaces, the same names are fine.
+    expect(errorsOf(basic({ securityContext: sysctls('net.core.somaxconn', 'kernel.sem') }))).toEqual([]);
+  });
+
+  test('a name that repeats or is malformed is reported before the namespace check', () => {
+    expect(errorsOf(basic({ hostNetwork: true, securityContext: sysctls('net.a', 'net.a', '') }))).toEqual([
+      "spec.securityContext.sysctls[0].name: Invalid value: \"net.a\": may not be specified when 'hostNetwork' is true",
+      'spec.securityContext.sysctls[1].name: Duplicate value: "net.a"',
+      "spec.securityContext.sysctls[1].name: Invalid value: \"net.a\": may not be specified when 'hostNetwork' is true",
+      'spec.securityContext.sysctls[2].name: Required value',
+    ]);
+  });
+
+  test('an update keeps a pod that already broke the rule (AllowNamespacedSysctlsForHostNetAndHostIPC)', () => {
+    const { errors } = update(basic({ hostNetwork: true, securityContext: sysctls('net.core.somaxconn') }), (p) => (p.spec!.containers![0]!.image = 'nginx:1.26'));
+    expect(errors).toEqual([]);
+  });
+
+  test('hostUsers: false shares no other host namespace (kube names HostPID and HostIPC by their Go fields)', () => {
+    // The field is dropped while UserNamespacesSupport is off, unless the stored pod already has it.
+    const old = create(basic({ hostNetwork: true, hostPID: true, hostIPC: true })).pod;
+    old.spec!.hostUsers = false;
+    const next = cloneJson(old);
+    strategy.prepareForUpdate(ctx(), next, old);
+    expect(strategy.validateUpdate(ctx(), next, old).map(fieldErrorString)).toEqual([
+      'spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false',
+      'spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false',
+      'spec.HostIPC: Forbidden: when `pod.Spec.HostUsers` is false',
+    ]);
+  });
+});
+
+describe('topology spread constraints (kube validateTopologySpreadConstraints)', () => {
+  const spread = (...constraints: Spec[]) => errorsOf(basic({ topologySpreadConstraints: constraints }));
+  const selector = { matchLabels: { app: 'web' } };
+
+  test('a repeated {topologyKey, whenUnsatisfiable} is reported on the earlier constraint', () => {
+    const c = { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' };
+    expect(spread(c, { ...c, whenUnsatisfiable: 'ScheduleAnyway' }, c, c)).toEqual([
+      'spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, DoNotSchedule}"',
+      'spec.topologySpreadConstraints[2].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, DoNotSchedule}"',
+    ]);
+  });
+
+  test('minDomains: not positive and not with DoNotSchedule are two errors', () => {
+    expect(spread({ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', minDomains: 0 })).toEqual([
+      'spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater than zero',
+      'spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway',
+    ]);
+    expect(spread({ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', minDomains: 2 })).toEqual([]);
+  });
+
+  test('matchLabelKeys: label names, only beside a selector, not already in it; the topology key is only required', () => {
+    expect(spread({ maxSkew: 1, topologyKey: 'any key!', whenUnsatisfiable: 'DoNotSchedule', matchLabelKeys: ['pod-template-hash'] })).toEqual([
+      'spec.topologySpreadConstraints[0].matchLabelKeys: Forbidden: must not be specified when labelSelector is not set',
+    ]);
+    expect(spread({ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: selector, matchLabelKeys: ['app', 'bad key!'] })).toEqual([
+      'spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector',
+      `spec.topologySpreadConstraints[0].matchLabelKeys[1]: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+    ]);
+    expect(spread({ maxSkew: 1, topologyKey: '', whenUnsatisfiable: 'DoNotSchedule', nodeAffinityPolicy: 'Always' })).toEqual([
+      'spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty',
+      'spec.topologySpreadConstraints[0].nodeAffinityPolicy: Unsupported value: "Always": supported values: "Honor", "Ignore"',
+    ]);
+  });
+});
+
+describe('the scheduler.alpha.kubernetes.io/tolerations annotation (kube ValidateTolerationsInPodAnnotations)', () => {
+  const withAnnotation = (value: string) => errorsOf(basic(), { annotations: { 'scheduler.alpha.kubernetes.io/tolerations': value } });
+  const undecodable = (err: string) => [`metadata.annotations: Invalid value: "scheduler.alpha.kubernetes.io/tolerations": ${err}`];
+
+  test.each<[string, string[]]>([
+    ['[{"key":"k","operator":"Exists","effect":"NoExecute","tolerationSeconds":30}]', []],
+    ['null', []],
+    ['[]', []],
+    ['nope', undecodable("invalid character 'o' in literal null (expecting 'u')")],
+    ['[{"key":"k"}', undecodable('unexpected end of JSON input')],
+    ['{}', undecodable('json: cannot unmarshal object into Go value of type []core.Toleration')],
+    ['["x"]', undecodable('json: cannot unmarshal string into Go value of type core.Toleration')],
+    ['[{"key":1}]', undecodable('json: cannot unmarshal number into Go struct field Toleration.key of type string')],
+    ['[{"Operator":true}]', undecodable('json: cannot unmarshal bool into Go struct field Toleration.operator of type core.TolerationOperator')],
+    ['[{"effect":["NoSchedule"]}]', undecodable('json: cannot unmarshal array into Go struct field Toleration.effect of type core.TaintEffect')],
+    ['[{"tolerationSeconds":1.5}]', undecodable('json: cannot unmarshal number 1.5 into Go struct field Toleration.tolerationSeconds of type int64')],
+    ['[{"tolerationSeconds":"5"}]', undecodable('json: cannot unmarshal string into Go struct field Toleration.tolerationSeconds of type int64')],
+    [
+      '[{"KEY":"k","operator":"Exists","value":"v","extra":{"a":[1]}},{"operator":"Exists","effect":"Sometimes"},{"key":"k","tolerationSeconds":9}]',
+      [
+        "metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'",
+        'metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[1].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+        "metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[2].effect: Invalid value: \"\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+      ],
+    ],
+  ])('%s', (value, expected) => {
+    expect(withAnnotation(value)).toEqual(expected);
+  });
+
+  test('deeply nested values decode within Go\'s limit and without exhausting the stack', () => {
+    expect(withAnnotation(`[{"operator":"Exists","extra":${'['.repeat(9000)}${']'.repeat(9000)}}]`)).toEqual([]);
+    expect(withAnnotation(`[${'['.repeat(20000)}`)).toEqual(undecodable("invalid character '[' exceeded max depth"));
+  });
+});
+
+describe('a gated pod may add to its nodeSelector and narrow its required node affinity (kube validateNodeAffinityMutation)', () => {
+  const required = (terms: unknown[]) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } });
+  const zone = { key: 'zone', operator: 'In', values: ['a'] };
+  const gated = basic({ schedulingGates: [{ name: 'example.com/wait' }], nodeSelector: { disk: 'ssd' }, affinity: required([{ matchExpressions: [zone] }]) });
+  const termsPath = 'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms';
+
+  test('additions are allowed, also with the gate removed in the same write', () => {
+    const { errors, pod } = update(gated, (p) => {
+      p.spec!.nodeSelector = { disk: 'ssd', arch: 'arm64' };
+      p.spec!.affinity = required([{ matchExpressions: [zone, { key: 'rack', operator: 'Exists' }], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }]);
+      (p.spec!.affinity as Record<string, unknown>).podAffinity = undefined;
+      p.spec!.schedulingGates = [];
+    });
+    expect(errors).toEqual([]);
+    expect(pod.spec?.nodeSelector).toEqual({ disk: 'ssd', arch: 'arm64' });
+    // A gated pod without any affinity may be given one.
+    expect(update(basic({ schedulingGates: [{ name: 'g' }] }), (p) => (p.spec!.affinity = required([{ matchExpressions: [zone] }]))).errors).toEqual([]);
+  });
+
+  test('changes to existing entries are refused with kube\'s messages and Go values', () => {
+    expect(update(gated, (p) => (p.spec!.nodeSelector = { disk: 'hdd' })).errors).toEqual([
+      'spec.nodeSelector: Invalid value: map[string]string{"disk":"hdd"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)',
+    ]);
+    expect(update(gated, (p) => (p.spec!.affinity = required([{ matchExpressions: [{ ...zone, values: ['b'] }] }]))).errors).toEqual([
+      `${termsPath}[0]: Invalid value: core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"zone", Operator:"In", Values:[]string{"b"}}}, MatchFields:[]core.NodeSelectorRequirement(nil)}: only additions are allowed (no mutations or deletions)`,
+    ]);
+    expect(update(gated, (p) => (p.spec!.affinity = required([{ matchExpressions: [zone] }, {}]))).errors).toEqual([
+      `${termsPath}: Invalid value: []core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"zone", Operator:"In", Values:[]string{"a"}}}, MatchFields:[]core.NodeSelectorRequirement(nil)}, core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement(nil), MatchFields:[]core.NodeSelectorRequirement(nil)}}: no additions/deletions to non-empty NodeSelectorTerms list are allowed`,
+    ]);
+    expect(update(gated, (p) => delete p.spec!.affinity).errors).toEqual([`${termsPath}: Invalid value: []core.NodeSelectorTerm(nil): no additions/deletions to non-empty NodeSelectorTerms list are allowed`]);
+  });
+
+  test('a pod without gates may change neither', () => {
+    const { errors } = update(basic({ nodeSelector: { disk: 'ssd' } }), (p) => (p.spec!.nodeSelector = { disk: 'ssd', arch: 'arm64' }));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^spec: Forbidden: pod updates may not change fields other than/);
+  });
+});
+
+describe('pods/status: disabled features\' status fields are dropped; resource claim statuses validated', () => {
+  const richStatus = () => ({
+    phase: 'Running',
+    resize: 'InProgress',
+    resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'p-gpu' }],
+    containerStatuses: [
+      {
+        name: 'c',
+        ready: true,
+        restartCount: 0,
+        image: 'nginx:1.25',
+        imageID: '',
+        state: { running: {} },
+        resources: { requests: { cpu: '1' } },
+        allocatedResources: { cpu: '1' },
+        user: { linux: { uid: 0, gid: 0 } },
+        allocatedResourcesStatus: [{ name: 'cpu', resources: [] }],
+        volumeMounts: [{ name: 'v', mountPath: '/v' }],
+      },
+    ],
+  });
+
+  test('resources, resize, allocatedResources, user, allocatedResourcesStatus and resourceClaimStatuses go; volumeMounts stay (RecursiveReadOnlyMounts is on)', () => {
+    const { pod, errors } = update(basic(), (p) => (p.status = richStatus() as Pod['status']), statusStrategy);
+    expect(errors).toEqual([]);
+    expect(pod.status).toEqual({
+      phase: 'Running',
+      qosClass: 'BestEffort',
+      containerStatuses: [{ name: 'c', ready: true, restartCount: 0, image: 'nginx:1.25', imageID: '', state: { running: {} }, lastState: {}, volumeMounts: [{ name: 'v', mountPath: '/v' }] }],
+    });
+  });
+
+  test('a stored pod that uses a feature keeps its status fields (resize policy, resource claims)', () => {
+    const old = create(basic()).pod;
+    old.spec!.containers![0]!.resizePolicy = [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }];
+    old.spec!.resourceClaims = [{ name: 'gpu', resourceClaimTemplateName: 'gpu-template' }];
+    const next = cloneJson(old);
+    next.status = richStatus() as Pod['status'];
+    statusStrategy.prepareForUpdate(ctx(), next, old);
+    expect(statusStrategy.validateUpdate(ctx(), next, old).map(fieldErrorString)).toEqual([]);
+    expect(next.status?.resize).toBe('InProgress');
+    expect(next.status?.resourceClaimStatuses).toEqual([{ name: 'gpu', resourceClaimName: 'p-gpu' }]);
+    expect(next.status?.containerStatuses?.[0]?.resources).toEqual({ requests: { cpu: '1' } });
+    // allocatedResources also needs InPlacePodVerticalScalingAllocatedStatus, off in 1.32.
+    expect(next.status?.containerStatuses?.[0]?.allocatedResources).toBeUndefined();
+  });
+
+  test('resourceClaimStatuses: a known claim, once, with a DNS subdomain name (at the entry\'s name, as kube reports it)', () => {
+    const old = create(basic()).pod;
+    old.spec!.resourceClaims = [{ name: 'gpu', resourceClaimTemplateName: 'gpu-template' }];
+    const next = cloneJson(old);
+    next.status!.resourceClaimStatuses = [{ name: 'gpu', resourceClaimName: 'Bad_Name' }, { name: 'gpu' }, { name: 'other' }];
+    statusStrategy.prepareForUpdate(ctx(), next, old);
+    expect(statusStrategy.validateUpdate(ctx(), next, old).map(fieldErrorString)).toEqual([
+      "status.resourceClaimStatuses[0].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+      'status.resourceClaimStatuses[1].name: Duplicate value: "gpu"',
+      'status.resourceClaimStatuses[2].name: Invalid value: "other": must match the name of an entry in `spec.resourceClaims`',
+    ]);
+  });
+
+  test('the gates the drop reads are kube-apiserver 1.32\'s defaults', () => {
+    for (const [name, on] of Object.entries(podFeatureGates)) expect([name, knownFeatureGates.get(name)?.default]).toEqual([name, on]);
+  });
+});
+
+describe('Table: kube\'s column descriptions and row conditions', () => {
+  const table = (...phases: string[]) =>
+    toTable(
+      pods,
+      phases.map((phase, i) => ({ ...create(basic(), { name: `p${i}`, creationTimestamp: '2024-05-01T09:00:00Z' }).pod, status: { phase } }) as KubeObject),
+      { apiVersion: 'meta.k8s.io/v1', includeObject: 'None', listMeta: { resourceVersion: '5' }, now },
+    ) as { columnDefinitions: Array<{ name: string; description: string }>; rows: Array<Record<string, unknown>> };
+
+  test('a Succeeded or Failed pod\'s row is Completed; other rows carry no conditions', () => {
+    const t = table('Succeeded', 'Failed', 'Running', 'Pending');
+    expect(t.rows.map((r) => r.conditions)).toEqual([
+      [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }],
+      [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }],
+      undefined,
+      undefined,
+    ]);
+    // meta/v1 TableRow's field order.
+    expect(Object.keys(t.rows[0] ?? {})).toEqual(['cells', 'conditions']);
+  });
+
+  test('descriptions are kube\'s: ObjectMeta\'s docs for Name and Age, the printer\'s own words, the fields\' docs', () => {
+    const d = Object.fromEntries(table('Pending').columnDefinitions.map((c) => [c.name, c.description]));
+    expect(d.Name?.startsWith('Name must be unique within a namespace. Is required when creating resources')).toBe(true);
+    expect(d.Age?.startsWith('CreationTimestamp is a timestamp representing the server time when this object was created.')).toBe(true);
+    expect(d.Age).toContain('in UTC.\n\nPopulated by the system. Read-only. Null for lists.');
+    expect(d.Ready).toBe('The aggregate readiness state of this pod for accepting traffic.');
+    expect(d.Status).toBe('The aggregate status of the containers in this pod.');
+    expect(d.Restarts).toBe('The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.');
+    expect(d.IP).toBe('podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.');
+    expect(d.Node?.startsWith('NodeName indicates in which node this pod is scheduled.')).toBe(true);
+    expect(d['Nominated Node']?.startsWith('nominatedNodeName is set only when this pod preempts other pods on the node')).toBe(true);
+    expect(d['Readiness Gates']?.startsWith('If specified, all readiness gates will be evaluated for pod readiness.')).toBe(true);
+  });
+});
+
+describe('the pod-deletion-cost annotation (kube GetDeletionCostFromPodAnnotations)', () => {
+  const cost = (v: string) => ({ annotations: { 'controller.kubernetes.io/pod-deletion-cost': v } });
+  const bad = (v: string) => `metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "${v}": must be a 32bit integer`;
+
+  test('a 32-bit integer without a plus sign or leading zeros', () => {
+    for (const v of ['0', '10', '-5', '-007', '2147483647', '-2147483648']) expect([v, errorsOf(basic(), cost(v))]).toEqual([v, []]);
+    for (const v of ['+10', '008', '', '1.5', '2147483648', '-', 'x']) expect(errorsOf(basic(), cost(v))).toEqual([bad(v)]);
+  });
+
+  test('an update lists the error twice (kube validates the annotations twice); a stored bad value may stay', () => {
+    const added = update(basic(), (p) => (p.metadata.annotations = { 'controller.kubernetes.io/pod-deletion-cost': '+1' }));
+    expect(added.errors).toEqual([bad('+1'), bad('+1')]);
+    const old = create(basic(), cost('+1')).pod;
+    const next = cloneJson(old);
+    next.spec!.containers![0]!.image = 'nginx:1.26';
+    strategy.prepareForUpdate(ctx(), next, old);
+    expect(strategy.validateUpdate(ctx(), next, old)).toEqual([]);
   });
 });

@@ -29,3 +29,19 @@ test.each<[string, string | undefined]>([
 ])('%j', (input, expected) => {
   expect(goJsonMapError(Buffer.from(input))).toBe(expected);
 });
+
+test.each<[string, string | undefined]>([
+  ['{"a":[1,{"b":[]},[]],"c":{}}', undefined],
+  ['[1,]', "invalid character ']' looking for beginning of value"],
+  ['{"a":1,}', "invalid character '}' looking for beginning of object key string"],
+  ['[[1]', "invalid character '}' after array element"],
+])('nested %j', (input, expected) => {
+  expect(goJsonMapError(Buffer.from(`{"x":${input}}`))).toBe(expected);
+});
+
+test("Go's nesting limit: 10,000 levels decode, the next one is refused, and no depth exhausts the stack", () => {
+  const nest = (d: number) => Buffer.from('{"a":'.repeat(d - 1) + '[]' + '}'.repeat(d - 1));
+  expect(goJsonMapError(nest(10000))).toBeUndefined();
+  expect(goJsonMapError(nest(10001))).toBe("invalid character '[' exceeded max depth");
+  expect(goJsonMapError(Buffer.from('['.repeat(200000)))).toBe("invalid character '[' exceeded max depth");
+});

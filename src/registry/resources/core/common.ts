@@ -3,19 +3,22 @@ import { FieldError, FieldPath, KubeObject, fieldErrors } from '../../../api';
 import { ageString } from '../../../api/duration';
 import { isConfigMapKey } from '../../../api/names';
 import type { TableColumn } from '../../resource';
+import { objectMetaCreationTimestampDescription, objectMetaNameDescription } from '../../table';
 
+/** kube's printers' Name column, described by ObjectMeta's `name` documentation. */
 export const nameColumn: TableColumn = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace; it is the identifier clients use to refer to the object.',
+  description: objectMetaNameDescription,
   cell: (o) => o.metadata.name ?? '',
 };
 
+/** kube's printers' Age column, described by ObjectMeta's `creationTimestamp` documentation. */
 export const ageColumn: TableColumn = {
   name: 'Age',
   type: 'string',
-  description: 'Time since the object was created (from metadata.creationTimestamp).',
+  description: objectMetaCreationTimestampDescription,
   cell: (o, now) => ageString(o.metadata.creationTimestamp, now),
 };
 

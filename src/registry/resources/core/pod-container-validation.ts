@@ -8,6 +8,7 @@ import { FieldError, FieldPath, Quantity, QuantityParseError, fieldErrors, isCon
 import { nameIsDNSSubdomain } from '../../../api/names';
 import type { Container, ContainerPort, EnvVar, IntOrString, LifecycleHandler, Probe, ProbeHandler, ResourceRequirements, SecurityContext, VolumeMount } from './pod-types';
 import { hasValue, isValidPortName, validateDNS1123Label } from './pod-names';
+import { validateWindowsOptions } from './pod-os-validation';
 import { isIntegerResourceName, isStandardResourceName } from './quota-validation';
 
 /** What each container's validation needs to know about the pod around it. */
@@ -553,7 +554,7 @@ function validateSecurityContext(sc: SecurityContext | undefined, ctx: Container
     if (sc.privileged === true) errs.push(whole('cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
     for (const cap of sc.capabilities?.add ?? []) if (cap === 'CAP_SYS_ADMIN') errs.push(whole('cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'));
   }
-  errs.push(...validateAppArmorProfile(sc.appArmorProfile, path.child('appArmorProfile')));
+  errs.push(...validateWindowsOptions(sc.windowsOptions, path.child('windowsOptions')), ...validateAppArmorProfile(sc.appArmorProfile, path.child('appArmorProfile')));
   return errs;
 }
 

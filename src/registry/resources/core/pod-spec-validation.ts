@@ -7,6 +7,8 @@ import { nameIsDNSSubdomain } from '../../../api/names';
 import { validateContainers, validateEphemeralContainers, validateInitContainers, validateResourceRequirements, validateSeccompProfile, validateAppArmorProfile, validId, ContainerContext } from './pod-container-validation';
 import { hasValue, ipFamily, isIP, validateDNS1123Label, validateDNS1123Subdomain, validateIP } from './pod-names';
 import type { Pod, PodSpec, Toleration } from './pod-types';
+import { validatePodOS, validateWindowsHostProcessPod, validateWindowsOptions } from './pod-os-validation';
+import { validateSysctls } from './pod-sysctls';
 import { validateVolumes } from './pod-volume-validation';
 
 const inclusiveRange = (lo: number, hi: number) => `must be between ${lo} and ${hi}, inclusive`;
@@ -207,8 +209,8 @@ function dnsConfigErrors(spec: PodSpec, path: FieldPath): FieldError[] {
   return errs;
 }
 
-/** validatePodSpecSecurityContext (sysctls: names only). */
-function podSecurityContextErrors(spec: PodSpec, path: FieldPath): FieldError[] {
+/** validatePodSpecSecurityContext. */
+function podSecurityContextErrors(spec: PodSpec, path: FieldPath, opts: PodSpecOptions): FieldError[] {
   const sc = spec.securityContext;
   if (!sc) return [];
   const errs = [...validId(sc.fsGroup, path.child('fsGroup')), ...validId(sc.runAsUser, path.child('runAsUser')), ...validId(sc.runAsGroup, path.child('runAsGroup'))];
@@ -217,26 +219,15 @@ function podSecurityContextErrors(spec: PodSpec, path: FieldPath): FieldError[] 
   if (spec.shareProcessNamespace === true && spec.hostPID === true) {
     errs.push(fieldErrors.invalid(path.child('shareProcessNamespace'), true, 'ShareProcessNamespace and HostPID cannot both be enabled'));
   }
-  const seen = new Set<string>();
-  (sc.sysctls ?? []).forEach((s, i) => {
-    const p = path.child('sysctls').index(i);
-    const name = s.name ?? '';
-    if (!name) errs.push(fieldErrors.required(p.child('name'), ''));
-    else if (!/^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 253) {
-      errs.push(
-        fieldErrors.invalid(
-          p.child('name'),
-          name,
-          "must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$",
-        ),
-      );
-    } else if (seen.has(name)) errs.push(fieldErrors.duplicate(p.child('name'), name));
-    seen.add(name);
-  });
+  errs.push(...validateSysctls(spec, path.child('sysctls'), opts.allowHostNamespacedSysctls));
   if (sc.fsGroupChangePolicy !== undefined && !['Always', 'OnRootMismatch'].includes(sc.fsGroupChangePolicy)) {
     errs.push(fieldErrors.notSupported(path.child('fsGroupChangePolicy'), sc.fsGroupChangePolicy, ['Always', 'OnRootMismatch']));
   }
-  errs.push(...validateSeccompProfile(sc.seccompProfile, path.child('seccompProfile')), ...validateAppArmorProfile(sc.appArmorProfile, path.child('appArmorProfile')));
+  errs.push(
+    ...validateSeccompProfile(sc.seccompProfile, path.child('seccompProfile')),
+    ...validateWindowsOptions(sc.windowsOptions, path.child('windowsOptions')),
+    ...validateAppArmorProfile(sc.appArmorProfile, path.child('appArmorProfile')),
+  );
   return errs;
 }
 
@@ -245,42 +236,82 @@ interface TopologySpreadConstraint {
   topologyKey?: string;
   whenUnsatisfiable?: string;
   labelSelector?: LabelSelectorJson;
-  minDomains?: number;
-  nodeAffinityPolicy?: string;
-  nodeTaintsPolicy?: string;
+  minDomains?: number | null;
+  nodeAffinityPolicy?: string | null;
+  nodeTaintsPolicy?: string | null;
   matchLabelKeys?: string[];
 }
 
+/**
+ * validateMatchLabelKeysInTopologySpread: label names, only beside a selector (1.32 does not merge
+ * them into it, so a key also in the selector is the user's).
+ */
+function spreadLabelKeysErrors(keys: string[] | undefined, selector: LabelSelectorJson | undefined, path: FieldPath): FieldError[] {
+  if (!keys?.length) return [];
+  const errs: FieldError[] = [];
+  const selectorKeys = new Set<string>();
+  if (selector) {
+    for (const k of Object.keys(selector.matchLabels ?? {})) selectorKeys.add(k);
+    for (const e of selector.matchExpressions ?? []) selectorKeys.add(e?.key ?? '');
+  } else errs.push(fieldErrors.forbidden(path, 'must not be specified when labelSelector is not set'));
+  keys.forEach((k, i) => {
+    errs.push(...labelNameErrors(k, path.index(i)));
+    if (selectorKeys.has(k)) errs.push(fieldErrors.invalid(path.index(i), k, 'exists in both matchLabelKeys and labelSelector'));
+  });
+  return errs;
+}
+
+/** validateTopologySpreadConstraints, each constraint's checks in kube's order. */
 function topologySpreadErrors(constraints: TopologySpreadConstraint[] | undefined, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
-  const seen = new Set<string>();
-  (constraints ?? []).forEach((c, i) => {
+  const list = constraints ?? [];
+  list.forEach((c, i) => {
     const p = path.index(i);
     const maxSkew = c.maxSkew ?? 0;
     if (maxSkew <= 0) errs.push(fieldErrors.invalid(p.child('maxSkew'), maxSkew, 'must be greater than zero'));
+    // Only its presence: kube does not check the key's form.
     if (!c.topologyKey) errs.push(fieldErrors.required(p.child('topologyKey'), 'can not be empty'));
-    else errs.push(...labelNameErrors(c.topologyKey, p.child('topologyKey')));
     const when = c.whenUnsatisfiable ?? '';
     if (!['DoNotSchedule', 'ScheduleAnyway'].includes(when)) errs.push(fieldErrors.notSupported(p.child('whenUnsatisfiable'), when, ['DoNotSchedule', 'ScheduleAnyway']));
-    const pair = `${c.topologyKey ?? ''}/${when}`;
-    if (seen.has(pair)) errs.push(fieldErrors.duplicate(p, pair));
-    seen.add(pair);
-    if (c.minDomains !== undefined) {
-      if (c.minDomains <= 0) errs.push(fieldErrors.invalid(p.child('minDomains'), c.minDomains, 'must be greater than 0'));
-      else if (when !== 'DoNotSchedule') {
-        errs.push(fieldErrors.invalid(p.child('minDomains'), c.minDomains, `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${when}`));
-      }
+    // {topologyKey, whenUnsatisfiable} names one kind of constraint: reported on the first of a repeated pair.
+    if (list.slice(i + 1).some((o) => (o.topologyKey ?? '') === (c.topologyKey ?? '') && (o.whenUnsatisfiable ?? '') === when)) {
+      errs.push(fieldErrors.duplicate(p.child('{topologyKey, whenUnsatisfiable}'), `{${c.topologyKey ?? ''}, ${when}}`));
+    }
+    if (c.minDomains !== undefined && c.minDomains !== null) {
+      if (c.minDomains <= 0) errs.push(fieldErrors.invalid(p.child('minDomains'), c.minDomains, 'must be greater than zero'));
+      if (when !== 'DoNotSchedule') errs.push(fieldErrors.invalid(p.child('minDomains'), c.minDomains, `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${when}`));
     }
     for (const [key, v] of [['nodeAffinityPolicy', c.nodeAffinityPolicy], ['nodeTaintsPolicy', c.nodeTaintsPolicy]] as const) {
-      if (v !== undefined && !['Honor', 'Ignore'].includes(v)) errs.push(fieldErrors.notSupported(p.child(key), v, ['Honor', 'Ignore']));
+      if (v !== undefined && v !== null && !['Honor', 'Ignore'].includes(v)) errs.push(fieldErrors.notSupported(p.child(key), v, ['Honor', 'Ignore']));
     }
+    errs.push(...spreadLabelKeysErrors(c.matchLabelKeys, c.labelSelector, p.child('matchLabelKeys')));
     errs.push(...validateLabelSelector(c.labelSelector, {}, p.child('labelSelector')));
   });
   return errs;
 }
 
+/** What decides parts of a pod's validation besides the pod (kube's PodValidationOptions). */
+export interface PodSpecOptions {
+  /** kube-apiserver's --allow-privileged (false here: the flag does not exist). */
+  allowPrivileged: boolean;
+  /** The stored pod already sets a sysctl its host namespaces forbid (an update may keep it). */
+  allowHostNamespacedSysctls: boolean;
+}
+
+/** validateHostUsers: a pod in its own user namespace shares no other namespace with the host. */
+function hostUsersErrors(spec: PodSpec, path: FieldPath): FieldError[] {
+  if (spec.hostUsers !== false) return [];
+  const errs: FieldError[] = [];
+  const detail = 'when `pod.Spec.HostUsers` is false';
+  // kube names the last two by their Go field names.
+  if (spec.hostNetwork === true) errs.push(fieldErrors.forbidden(path.child('hostNetwork'), detail));
+  if (spec.hostPID === true) errs.push(fieldErrors.forbidden(path.child('HostPID'), detail));
+  if (spec.hostIPC === true) errs.push(fieldErrors.forbidden(path.child('HostIPC'), detail));
+  return errs;
+}
+
 /** The pod's containers' validation context and the pod-wide checks (kube's ValidatePodSpec). */
-export function validatePodSpec(pod: Pod, path: FieldPath, allowPrivileged: boolean): FieldError[] {
+export function validatePodSpec(pod: Pod, path: FieldPath, opts: PodSpecOptions): FieldError[] {
   const spec = pod.spec ?? {};
   const errs: FieldError[] = [];
   if (spec.terminationGracePeriodSeconds === undefined) errs.push(fieldErrors.required(path.child('terminationGracePeriodSeconds'), ''));
@@ -288,7 +319,7 @@ export function validatePodSpec(pod: Pod, path: FieldPath, allowPrivileged: bool
   errs.push(...vols.errors);
   const claimNames = new Set((spec.resourceClaims ?? []).map((c) => c.name ?? '').filter(Boolean));
   errs.push(...podResourceClaimErrors(spec, path.child('resourceClaims')));
-  const ctx: ContainerContext = { volumes: vols.volumes, gracePeriod: spec.terminationGracePeriodSeconds, allowPrivileged };
+  const ctx: ContainerContext = { volumes: vols.volumes, gracePeriod: spec.terminationGracePeriodSeconds, allowPrivileged: opts.allowPrivileged };
   errs.push(
     ...validateContainers(spec.containers, ctx, claimNames, path.child('containers')),
     ...validateInitContainers(spec.initContainers, spec.containers, ctx, claimNames, path.child('initContainers')),
@@ -307,7 +338,7 @@ export function validatePodSpec(pod: Pod, path: FieldPath, allowPrivileged: bool
     ...validateEnum(spec.restartPolicy, ['Always', 'OnFailure', 'Never'], path.child('restartPolicy')),
     ...validateEnum(spec.dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'], path.child('dnsPolicy')),
     ...validateLabels(spec.nodeSelector, path.child('nodeSelector')),
-    ...podSecurityContextErrors(spec, path.child('securityContext')),
+    ...podSecurityContextErrors(spec, path.child('securityContext'), opts),
   );
   (spec.imagePullSecrets ?? []).forEach((s, i) => {
     const extra = Object.keys(s).filter((k) => k !== 'name');
@@ -322,7 +353,11 @@ export function validatePodSpec(pod: Pod, path: FieldPath, allowPrivileged: bool
     if (gates.has(name)) errs.push(fieldErrors.duplicate(path.child('schedulingGates').index(i), name));
     gates.add(name);
   });
-  errs.push(...topologySpreadErrors(spec.topologySpreadConstraints as TopologySpreadConstraint[] | undefined, path.child('topologySpreadConstraints')));
+  errs.push(
+    ...topologySpreadErrors(spec.topologySpreadConstraints as TopologySpreadConstraint[] | undefined, path.child('topologySpreadConstraints')),
+    ...validateWindowsHostProcessPod(spec, path, opts.allowPrivileged),
+    ...hostUsersErrors(spec, path),
+  );
   const subdomainField = (value: string | undefined, key: string) => {
     if (value) for (const m of nameIsDNSSubdomain(value, false)) errs.push(fieldErrors.invalid(path.child(key), value, m));
   };
@@ -344,11 +379,7 @@ export function validatePodSpec(pod: Pod, path: FieldPath, allowPrivileged: bool
   if (hasValue(spec.preemptionPolicy)) errs.push(...validateEnum(spec.preemptionPolicy, ['PreemptLowerPriority', 'Never'], path.child('preemptionPolicy')));
   // kube reuses the container check on {limits: overhead}, so its paths read overhead.limits[...].
   if (spec.overhead) errs.push(...validateResourceRequirements({ limits: spec.overhead }, path.child('overhead'), new Set()));
-  if (spec.os) {
-    const name = spec.os.name ?? '';
-    if (!name) errs.push(fieldErrors.required(path.child('os').child('name'), ''));
-    else if (!['linux', 'windows'].includes(name)) errs.push(fieldErrors.notSupported(path.child('os').child('name'), name, ['linux', 'windows']));
-  }
+  errs.push(...validatePodOS(spec, path));
   return errs;
 }
 

@@ -266,6 +266,12 @@ export interface ContainerStatus {
   imageID?: string;
   containerID?: string;
   started?: boolean;
+  // Fields of features 1.32 keeps off by default (pod-drop.ts clears them).
+  allocatedResources?: ResourceList;
+  resources?: ResourceRequirements;
+  user?: { linux?: { uid?: number; gid?: number; supplementalGroups?: number[] } };
+  allocatedResourcesStatus?: { name?: string; resources?: { resourceID?: string; health?: string }[] }[];
+  volumeMounts?: { name?: string; mountPath?: string; readOnly?: boolean; recursiveReadOnly?: string }[];
 }
 
 export interface PodCondition {

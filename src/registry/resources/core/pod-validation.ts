@@ -7,11 +7,19 @@ import { FieldError, FieldPath, fieldErrors, goQuote, isDNS1123Label, isQualifie
 import { semanticEqual } from '../../../api/semantic-equal';
 import { nameIsDNSSubdomain } from '../../../api/names';
 import { imageWhitespaceErrors } from './pod-container-validation';
-import { statusIPErrors, validatePodSpec, validateTolerations } from './pod-spec-validation';
-import type { Container, ContainerStatus, Pod, PodSpec, Toleration } from './pod-types';
+import { NodeAffinity, nodeAffinityMutationErrors, nodeSelectorMutationErrors } from './pod-gated-update';
+import { PodSpecOptions, statusIPErrors, validatePodSpec, validateTolerations } from './pod-spec-validation';
+import { hasHostNamespacedSysctl } from './pod-sysctls';
+import { TOLERATIONS_ANNOTATION, tolerationsAnnotationErrors } from './pod-tolerations-annotation';
+import type { Container, ContainerStatus, Pod, PodSpec, PodStatus, Toleration } from './pod-types';
 
 /** kube-apiserver's --allow-privileged defaults to false, and this server has no such flag. */
 const allowPrivileged = false;
+
+/** kube's PodValidationOptions for a write (`old`: the stored pod of an update). */
+function optionsFor(old: Pod | undefined): PodSpecOptions {
+  return { allowPrivileged, allowHostNamespacedSysctls: hasHostNamespacedSysctl(old?.spec) };
+}
 
 const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 const DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
@@ -81,18 +89,34 @@ function appArmorMismatchErrors(pod: Pod, specPath: FieldPath): FieldError[] {
   return errs;
 }
 
-/** ValidatePodSpecificAnnotations (the tolerations annotation is not checked here). */
-function podAnnotationErrors(pod: Pod): FieldError[] {
+/**
+ * GetDeletionCostFromPodAnnotations accepts the value: a 32-bit integer without a plus sign or
+ * leading zeros (`-007` passes, as Go's check only looks at the first character).
+ */
+function validDeletionCost(annotations: Record<string, string> | undefined): boolean {
+  if (!annotations || !Object.hasOwn(annotations, DELETION_COST)) return true;
+  const v = annotations[DELETION_COST] ?? '';
+  if (!/^(-\d+|0|[1-9]\d*)$/.test(v)) return false;
+  const n = Number(v);
+  return n >= -2147483648 && n <= 2147483647;
+}
+
+/**
+ * ValidatePodSpecificAnnotations. On an update (`old`) a deletion cost the stored pod already had
+ * wrong is let through (kube's AllowInvalidPodDeletionCost).
+ */
+function podAnnotationErrors(pod: Pod, old?: Pod): FieldError[] {
   const annotations = pod.metadata.annotations ?? {};
   const path = FieldPath.root('metadata').child('annotations');
   const errs: FieldError[] = [];
   if (MIRROR_ANNOTATION in annotations && !pod.spec?.nodeName) {
     errs.push(fieldErrors.invalid(path.key(MIRROR_ANNOTATION), annotations[MIRROR_ANNOTATION], 'must set spec.nodeName if mirror pod annotation is set'));
   }
-  if (DELETION_COST in annotations) {
-    const v = annotations[DELETION_COST] ?? '';
-    const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
-    if (!(n >= -2147483648 && n <= 2147483647)) errs.push(fieldErrors.invalid(path.key(DELETION_COST), v, 'must be a 32bit integer'));
+  const tolerations = annotations[TOLERATIONS_ANNOTATION];
+  if (tolerations) errs.push(...tolerationsAnnotationErrors(tolerations, path, validateTolerations));
+  const allowInvalidCost = old !== undefined && !validDeletionCost(old.metadata.annotations);
+  if (!allowInvalidCost && !validDeletionCost(annotations)) {
+    errs.push(fieldErrors.invalid(path.key(DELETION_COST), annotations[DELETION_COST] ?? '', 'must be a 32bit integer'));
   }
   // kube's path here is a child, not a key (so it reads annotations.<key>).
   if (SECCOMP_POD in annotations) errs.push(...seccompAnnotationErrors(annotations[SECCOMP_POD] ?? '', path.child(SECCOMP_POD)));
@@ -104,10 +128,10 @@ function podAnnotationErrors(pod: Pod): FieldError[] {
 }
 
 /** validatePodMetadataAndSpec without the object metadata: annotations, spec, pod-only rules. */
-function validateMetadataAndSpec(pod: Pod): FieldError[] {
+function validateMetadataAndSpec(pod: Pod, old: Pod | undefined): FieldError[] {
   const spec = pod.spec ?? {};
   const specPath = FieldPath.root('spec');
-  const errs = [...podAnnotationErrors(pod), ...validatePodSpec(pod, specPath, allowPrivileged)];
+  const errs = [...podAnnotationErrors(pod, old), ...validatePodSpec(pod, specPath, optionsFor(old))];
   if (!spec.serviceAccountName) {
     (spec.volumes ?? []).forEach((v, vi) => {
       (v.projected?.sources ?? []).forEach((s, si) => {
@@ -124,7 +148,7 @@ function validateMetadataAndSpec(pod: Pod): FieldError[] {
 }
 
 export function validatePodCreate(pod: Pod): FieldError[] {
-  const errs = validateMetadataAndSpec(pod);
+  const errs = validateMetadataAndSpec(pod, undefined);
   const specPath = FieldPath.root('spec');
   if (pod.spec?.ephemeralContainers?.length) errs.push(fieldErrors.forbidden(specPath.child('ephemeralContainers'), 'cannot be set on create'));
   if (pod.spec?.nodeName && pod.spec.schedulingGates?.length) {
@@ -205,7 +229,9 @@ function annotationUpdateErrors(pod: Pod, old: Pod): FieldError[] {
 }
 
 export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
-  const errs = [...validateMetadataAndSpec(pod), ...annotationUpdateErrors(pod, old)];
+  // kube checks the annotations twice on an update (validatePodMetadataAndSpec, then
+  // ValidatePodSpecificAnnotationUpdates), so an error there is listed twice among the causes.
+  const errs = [...validateMetadataAndSpec(pod, old), ...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod, old)];
   const specPath = FieldPath.root('spec');
   const spec = pod.spec ?? {};
   const prev = old.spec ?? {};
@@ -253,18 +279,22 @@ export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   setOrDelete(munged, 'tolerations', prev.tolerations);
   if ((prev.terminationGracePeriodSeconds ?? 0) < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = prev.terminationGracePeriodSeconds;
   if (prev.schedulingGates?.length) {
-    // A gated pod may add to its nodeSelector and narrow its node affinity (checked loosely here:
-    // additions to nodeSelector only; the node affinity may change).
-    const before = prev.nodeSelector ?? {};
-    const now = munged.nodeSelector ?? {};
-    const changed = Object.keys(before).some((k) => now[k] !== before[k]);
-    if (changed) errs.push(fieldErrors.invalid(specPath.child('nodeSelector'), now, 'only additions to spec.nodeSelector are allowed (no mutations or deletions)'));
-    setOrDelete(munged, 'nodeSelector', prev.nodeSelector);
-    const nodeAffinity = prev.affinity?.nodeAffinity;
-    if (munged.affinity || nodeAffinity) {
-      munged.affinity = { ...(munged.affinity ?? {}), nodeAffinity };
-      if (nodeAffinity === undefined) delete munged.affinity.nodeAffinity;
-      if (!prev.affinity && !Object.keys(munged.affinity).length) delete munged.affinity;
+    // A gated pod may add to its nodeSelector and narrow its required node affinity.
+    if (!semanticEqual(munged.nodeSelector, prev.nodeSelector)) {
+      errs.push(...nodeSelectorMutationErrors(munged.nodeSelector, prev.nodeSelector, specPath.child('nodeSelector')));
+      setOrDelete(munged, 'nodeSelector', prev.nodeSelector);
+    }
+    const affinity = munged.affinity as { nodeAffinity?: NodeAffinity; podAffinity?: unknown; podAntiAffinity?: unknown } | undefined;
+    const oldNodeAffinity = (prev.affinity as { nodeAffinity?: NodeAffinity } | undefined)?.nodeAffinity;
+    if (!semanticEqual(oldNodeAffinity, affinity?.nodeAffinity)) {
+      errs.push(...nodeAffinityMutationErrors(affinity?.nodeAffinity, oldNodeAffinity, specPath.child('affinity').child('nodeAffinity')));
+      if (!affinity) {
+        if (oldNodeAffinity) munged.affinity = { nodeAffinity: cloneJson(oldNodeAffinity) };
+      } else if (!prev.affinity && affinity.podAffinity === undefined && affinity.podAntiAffinity === undefined) {
+        // Only the node affinity was added to a pod that had none: nothing else changed.
+        delete munged.affinity;
+      } else if (oldNodeAffinity) affinity.nodeAffinity = cloneJson(oldNodeAffinity);
+      else delete affinity.nodeAffinity;
     }
   }
   if (!semanticEqual(munged, prev)) {
@@ -294,8 +324,29 @@ function stateTransitionErrors(now: ContainerStatus[] | undefined, old: Containe
   return errs;
 }
 
+/**
+ * validatePodResourceClaimStatuses: each names a claim of the spec, once; a generated claim's name
+ * is a DNS subdomain (reported, as kube does, at the entry's `name`).
+ */
+function resourceClaimStatusErrors(statuses: PodStatus['resourceClaimStatuses'], claims: PodSpec['resourceClaims'], path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = new Set((claims ?? []).map((c) => c.name ?? ''));
+  const seen = new Set<string>();
+  (statuses ?? []).forEach((st, i) => {
+    const p = path.index(i).child('name');
+    const name = st.name ?? '';
+    if (!names.has(name)) errs.push(fieldErrors.invalid(p, name, 'must match the name of an entry in `spec.resourceClaims`'));
+    if (seen.has(name)) errs.push(fieldErrors.duplicate(p, name));
+    seen.add(name);
+    if (st.resourceClaimName !== undefined && st.resourceClaimName !== null) {
+      for (const m of nameIsDNSSubdomain(st.resourceClaimName, false)) errs.push(fieldErrors.invalid(p, st.resourceClaimName, m));
+    }
+  });
+  return errs;
+}
+
 export function validatePodStatusUpdate(pod: Pod, old: Pod): FieldError[] {
-  const errs = [...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod)];
+  const errs = [...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod, old)];
   const status = pod.status ?? {};
   const before = old.status ?? {};
   // kube validates the conditions under metadata.conditions, with a capitalised Type.
@@ -318,6 +369,7 @@ export function validatePodStatusUpdate(pod: Pod, old: Pod): FieldError[] {
     ...stateTransitionErrors(status.containerStatuses, before.containerStatuses, path.child('containerStatuses'), restartPolicy, new Set()),
     ...stateTransitionErrors(status.initContainerStatuses, before.initContainerStatuses, path.child('initContainerStatuses'), restartPolicy, sidecars),
     ...stateTransitionErrors(status.ephemeralContainerStatuses, before.ephemeralContainerStatuses, path.child('ephemeralContainerStatuses'), 'Never', new Set()),
+    ...resourceClaimStatusErrors(status.resourceClaimStatuses, pod.spec?.resourceClaims, path.child('resourceClaimStatuses')),
     ...statusIPErrors(status.podIPs, path.child('podIPs'), 'PodIP'),
   );
   const hostIPs = status.hostIPs ?? [];

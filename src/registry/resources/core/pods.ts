@@ -13,7 +13,7 @@ import { ResourceDefinition, Strategy, allVerbs, baseStrategy } from '../../reso
 import { defaultPod, fillGoStructValues } from './pod-defaults';
 import { dropDisabledPodFields } from './pod-drop';
 import { mutatePodAffinity, syncAppArmor } from './pod-prepare';
-import { podTableColumns } from './pod-table';
+import { podRowConditions, podTableColumns } from './pod-table';
 import type { Pod, PodStatus } from './pod-types';
 import { podCreateWarnings, validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod-validation';
 
@@ -66,6 +66,8 @@ const statusStrategy: Strategy = {
     pod.status ??= {};
     // The QoS class is fixed at creation: a writer that drops it gets it back.
     if (!pod.status.qosClass && prev.status?.qosClass) pod.status.qosClass = prev.status.qosClass;
+    // Status fields of features that are off (container resources, users, resource claims...).
+    dropDisabledPodFields(pod, prev);
   },
   validateUpdate: (_ctx, obj, old) => validatePodStatusUpdate(obj as Pod, old as Pod),
 };
@@ -94,7 +96,7 @@ export const pods: ResourceDefinition = {
     defaults: decodedShape,
     prepareForCreate: (ctx, obj) => {
       const pod = obj as Pod;
-      dropDisabledPodFields((pod.spec ??= {}), undefined);
+      dropDisabledPodFields(pod, undefined);
       // kube keeps only the phase and the QoS class (a client's own qosClass wins, as GetPodQOS reads it first).
       const status: PodStatus = { phase: 'Pending', qosClass: podQOSClass(pod) };
       schedulingGatedCondition(pod, status, ctx.now());
@@ -105,7 +107,7 @@ export const pods: ResourceDefinition = {
     prepareForUpdate: (_ctx, obj, old) => {
       const pod = obj as Pod;
       pod.status = cloneJson((old as Pod).status ?? {});
-      dropDisabledPodFields((pod.spec ??= {}), (old as Pod).spec);
+      dropDisabledPodFields(pod, old as Pod);
     },
     validate: (_ctx, obj) => validatePodCreate(obj as Pod),
     validateUpdate: (_ctx, obj, old) => validatePodUpdate(obj as Pod, old as Pod),
@@ -127,4 +129,5 @@ export const pods: ResourceDefinition = {
   },
   fieldSelectorError: (label) => `field label not supported: ${label}`,
   tableColumns: podTableColumns,
+  tableRowConditions: podRowConditions,
 };
