@@ -6,14 +6,14 @@ import { timestamp } from '../api';
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 /**
- * The descriptions kube gives its Name and age columns: the API documentation of ObjectMeta's
- * `name` and `creationTimestamp` (metav1.ObjectMeta{}.SwaggerDoc() in 1.32), word for word, since
- * clients see them in every Table. The default table and the printers' Name/Age columns share them.
+ * The descriptions of the Name and age columns, shared by the default table and the printers'
+ * Name/Age columns. kube takes them from ObjectMeta's API documentation; ours are our own words
+ * (as in openapi/), since the project copies no prose.
  */
 export const objectMetaNameDescription =
-  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+  'Name must be unique within a namespace; it is the identifier clients use to refer to the object, and cannot be changed once set.';
 export const objectMetaCreationTimestampDescription =
-  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+  'When the server created the object (metadata.creationTimestamp, RFC 3339, UTC); set by the system, read-only.';
 
 /** kube's default TableConvertor: Name and Created At. */
 const defaultColumns: TableColumn[] = [

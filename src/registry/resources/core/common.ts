@@ -5,7 +5,7 @@ import { isConfigMapKey } from '../../../api/names';
 import type { TableColumn } from '../../resource';
 import { objectMetaCreationTimestampDescription, objectMetaNameDescription } from '../../table';
 
-/** kube's printers' Name column, described by ObjectMeta's `name` documentation. */
+/** kube's printers' Name column. */
 export const nameColumn: TableColumn = {
   name: 'Name',
   type: 'string',
@@ -14,7 +14,7 @@ export const nameColumn: TableColumn = {
   cell: (o) => o.metadata.name ?? '',
 };
 
-/** kube's printers' Age column, described by ObjectMeta's `creationTimestamp` documentation. */
+/** kube's printers' Age column (metadata.creationTimestamp). */
 export const ageColumn: TableColumn = {
   name: 'Age',
   type: 'string',

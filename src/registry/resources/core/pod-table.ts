@@ -1,7 +1,7 @@
 /**
  * kube's pod printer (pkg/printers/internalversion printPod): NAME, READY, STATUS, RESTARTS, AGE
  * and, at priority 1 (kubectl -o wide), IP, NODE, NOMINATED NODE, READINESS GATES, with kube's
- * column descriptions; a Succeeded or Failed pod's row carries kube's Completed condition.
+ * our own column descriptions; a Succeeded or Failed pod's row carries kube's Completed condition.
  */
 import type { KubeObject } from '../../../api';
 import { ageString } from '../../../api/duration';
@@ -108,17 +108,15 @@ function readinessGates(pod: Pod): string {
   return `${trueCount}/${gates.length}`;
 }
 
-/** kube's descriptions: its own words for the derived columns, the API documentation of the fields otherwise. */
+/** The pod columns' descriptions: our own words for what kube's printer documents. */
 const descriptions = {
-  ready: 'The aggregate readiness state of this pod for accepting traffic.',
-  status: 'The aggregate status of the containers in this pod.',
-  restarts: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
-  ip: 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
-  node: 'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename',
-  nominatedNode:
-    'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.',
-  readinessGates:
-    'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates',
+  ready: "How many of the pod's containers are ready, out of how many.",
+  status: 'The aggregate state of the pod and its containers.',
+  restarts: "How often the pod's containers have restarted, and how long ago the last restart was.",
+  ip: "The pod's first IP address, once one is allocated.",
+  node: 'The node the pod is bound to.',
+  nominatedNode: 'The node the scheduler nominated for the pod while preempting others.',
+  readinessGates: 'How many readiness gates are true, out of how many.',
 };
 
 export const podTableColumns: TableColumn[] = [
