@@ -8,7 +8,7 @@ import { newAdmissionPlugins } from '../../src/admission/register-all';
 import { ApiError, type KubeObject, type RequestContext } from '../../src/api';
 import { eventRateLimit } from '../../src/admission/plugins/event-rate-limit';
 import { eventRateLimitConfigKind, loadEventRateLimitConfig, type EventRateLimitConfiguration, type Limit } from '../../src/admission/plugins/event-rate-limit/config';
-import { DEFAULT_CACHE_SIZE, LimitEnforcer, TokenBucket } from '../../src/admission/plugins/event-rate-limit/limiter';
+import { DEFAULT_CACHE_SIZE, GrowingLru, LimitEnforcer, TokenBucket } from '../../src/admission/plugins/event-rate-limit/limiter';
 import { loadConfig } from '../../src/config/versioned-config';
 
 /** A clock the test moves by hand. */
@@ -175,6 +175,36 @@ describe('bucket cache', () => {
     expect(e.size).toBe(DEFAULT_CACHE_SIZE);
     // u1 was the least recently used, so it went: full again.
     expect(e.accept('u1')).toBeUndefined();
+  });
+
+  test('the LRU: a hit becomes the most recently used, a set past max drops the least recently used', () => {
+    const lru = new GrowingLru<string, number>(3);
+    for (const k of ['a', 'b', 'c']) lru.set(k, k.charCodeAt(0));
+    expect(lru.get('a')).toBe(97);
+    lru.set('d', 100);
+    expect([...lru.keys()]).toEqual(['c', 'a', 'd']);
+    expect(lru.get('b')).toBeUndefined();
+    // Setting a held key refreshes it without dropping anything.
+    lru.set('c', 0);
+    expect([...lru.keys()]).toEqual(['a', 'd', 'c']);
+    expect(lru.size).toBe(3);
+    expect(() => new GrowingLru(0)).toThrow('an LRU needs room for at least one entry, not 0');
+  });
+
+  test.each([100_000_000, 2_147_483_647])('cacheSize %d (kube takes any int32): nothing is allocated up front, buckets grow with use', (cacheSize) => {
+    const used = () => {
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    };
+    const before = used();
+    const plugin = eventRateLimit(config(limit('Namespace', 1, 1, cacheSize)), manualClock().now);
+    const e = new LimitEnforcer(limit('User', 1, 1, cacheSize), manualClock().now);
+    for (let i = 0; i < 1000; i++) expect(e.accept(`u${i}`)).toBeUndefined();
+    expect(e.size).toBe(1000);
+    expect(e.accept('u0')).toBe('limit reached on type User for key u0');
+    expect(plugin.name).toBe('EventRateLimit');
+    // lru-cache made for max 10^7 already takes ~280 MB; a thousand buckets take well under 32 MB.
+    expect(used() - before).toBeLessThan(32 << 20);
   });
 
   test('a long key (client text) is held by its digest: its own bucket still, and the refusal names the whole key', () => {
