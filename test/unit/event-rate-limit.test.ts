@@ -3,6 +3,9 @@
  * bucket (burst, then qps a second, rolled over up to burst), each limit type's key, the LRU of
  * buckets (an evicted bucket comes back full), and the 429 kube answers. Time is an injected clock.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AdmissionAttributes } from '../../src/admission';
 import { newAdmissionPlugins } from '../../src/admission/register-all';
 import { ApiError, type KubeObject, type RequestContext } from '../../src/api';
@@ -268,6 +271,38 @@ limits:
 
   test('no configuration is the empty one, which validation refuses (kube needs at least one limit)', () => {
     expect(() => loadEventRateLimitConfig(undefined)).toThrow(new Error('limits: Invalid value: []eventratelimit.Limit(nil): must not be empty'));
+  });
+
+  test("a refused configuration at startup: kube's message, then the file and AdmissionConfiguration entry it came from", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'papi-erl-unit-'));
+    try {
+      const admission = path.join(dir, 'admission.yaml');
+      const entry = (limits: string) =>
+        writeFileSync(admission, `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ResourceQuota\n- name: EventRateLimit\n  ${limits}\n`);
+      // Only EventRateLimit: the default plugins need the server.
+      const disable = ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota'];
+      const apply = () => newAdmissionPlugins().apply({ enable: ['EventRateLimit'], disable, configFile: admission });
+      entry('configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Namespace, qps: 0, burst: 1}]}');
+      expect(apply).toThrow(
+        expect.objectContaining({
+          message: `failed to apply admission: couldn't init admission plugin "EventRateLimit": limits[0].qps: Invalid value: 0: must be positive (in "${admission}" at plugins[1].configuration)`,
+        }),
+      );
+      // kube's plugin decodes leniently: an unknown field inside is no error.
+      entry('configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Namespace, qps: 1, burst: 1, extra: 1}], more: {}}');
+      expect(apply().validating).toEqual(['EventRateLimit']);
+      // By path: the plugin's own file.
+      const own = path.join(dir, 'erl.yaml');
+      writeFileSync(own, 'apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\nlimits:\n- type: User\n  qps: "5"\n');
+      entry('path: erl.yaml');
+      expect(apply).toThrow(
+        expect.objectContaining({
+          message: `failed to apply admission: couldn't init admission plugin "EventRateLimit": json: cannot unmarshal string into Go struct field Limit.limits.qps of type int32 (in "${own}")`,
+        }),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('the plugin: registered, off by default, refused at startup without a configuration', () => {
