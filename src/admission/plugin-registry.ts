@@ -4,7 +4,14 @@
  * with a factory, and a chain is built from a list of names, always in kube's order whatever the
  * order the names come in. Unknown names, a name registered twice and a factory that fails are
  * Errors naming the plugin, meant to stop the server at startup.
+ *
+ * Messages are kube's. Where kube's leave it out, a factory's error is followed by where the
+ * plugin's configuration came from, `(in "<file>" at <field>)`: the AdmissionConfiguration entry
+ * (`plugins[1].configuration`) or the plugin's own file, and the field a PluginConfigError names.
+ * A name kube-apiserver 1.32 has but this server does not implement is told apart from an unknown one.
  */
+import { aggregateMessages } from '../api';
+import { readAdmissionConfiguration, type AdmissionConfigSource } from '../config/kinds/admission';
 import type { ConfigSource } from '../config/versioned-config';
 import type { AdmissionDeps } from './deps';
 import { AdmissionChain, AdmissionPlugin } from './interface';
@@ -16,12 +23,26 @@ import { kubeAdmissionPluginOrder, kubeDefaultOnAdmissionPlugins } from './plugi
  * the file at its `path` (config/kinds/admission.ts); undefined when there is none. The plugin
  * decodes it itself (`loadConfig(config, itsKind)`); a factory that takes none ignores it. Returns
  * null when the plugin stays inactive (e.g. behind a feature gate); throws to refuse the
- * configuration.
+ * configuration (a PluginConfigError to name the field at fault).
  */
 export type PluginFactory = (config: ConfigSource | undefined, deps: AdmissionDeps) => AdmissionPlugin | null;
 
 /** Where the named plugin's configuration is, or undefined (kube's ConfigProvider.ConfigFor). */
 export type ConfigProvider = (name: string) => ConfigSource | undefined;
+
+/**
+ * A factory's refusal of one field of its configuration (`imagePolicy.allowTTL`), for a kube
+ * message that does not name it: the registry adds the field to the message's location.
+ */
+export class PluginConfigError extends Error {
+  override readonly name: string = 'PluginConfigError';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface PluginsOptions {
   /** The order plugins run in; every registered name must be in it (default: kube v1.32's). */
@@ -35,6 +56,34 @@ export interface EnableOptions {
   enable?: readonly string[];
   /** kube's --disable-admission-plugins: off although on by default. */
   disable?: readonly string[];
+}
+
+/** kube's AdmissionOptions: the plugin flags and --admission-control-config-file. */
+export interface AdmissionSettings extends EnableOptions {
+  /** An AdmissionConfiguration (config/kinds/admission.ts). */
+  configFile?: string;
+}
+
+/** What the plugins are and where their configurations are (Plugins.configure). */
+export interface AdmissionSetup {
+  names: string[];
+  configFor: ConfigProvider;
+}
+
+const kubePlugins: ReadonlySet<string> = new Set(kubeAdmissionPluginOrder);
+
+const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * `(in "<file>" at <field>)` after a factory's message: the file the plugin's configuration came
+ * from and the field within it, when there is a source and the message does not name the file.
+ */
+function located(message: string, source: ConfigSource | undefined, e: unknown): string {
+  if (!source?.path) return message;
+  const field = e instanceof PluginConfigError ? e.field : undefined;
+  const at = [(source as AdmissionConfigSource).field, field].filter((f) => f).join('.');
+  if (message.includes(source.path)) return at ? `${message} (at ${at})` : message;
+  return `${message} (in "${source.path}"${at ? ` at ${at}` : ''})`;
 }
 
 export class Plugins {
@@ -74,27 +123,65 @@ export class Plugins {
     const out = new Set<string>();
     for (const name of names) {
       if (!name) continue;
-      if (!this.factories.has(name)) throw new Error(`unknown admission plugin: ${name}`);
+      if (!this.factories.has(name)) throw new Error(kubePlugins.has(name) ? `admission plugin "${name}" ${this.notImplemented()}` : `unknown admission plugin: ${name}`);
       out.add(name);
     }
     return [...out].sort((a, b) => (this.rank.get(a) ?? 0) - (this.rank.get(b) ?? 0));
   }
 
+  /** The end of the message for a plugin kube-apiserver has and this server does not. */
+  private notImplemented(): string {
+    return `is a kube-apiserver plugin this server does not implement (it has: ${this.registered().join(', ')})`;
+  }
+
   /**
    * The registered plugins that are on, in plugin order (kube: AdmissionOptions.enabledPluginNames
    * after AdmissionOptions.Validate): the default-on ones, plus `enable`, minus `disable`. Naming an
-   * unregistered plugin, or one plugin in both lists, is an Error.
+   * unregistered plugin, or one plugin in both lists, is an Error with kube's messages, all of them
+   * as kube's aggregate (`[a, b]`); a plugin kube-apiserver has but this server does not is said to
+   * be so. Disabling such a plugin is accepted: it is off, as asked.
    */
   enabledPluginNames(opts: EnableOptions = {}): string[] {
     const enable = new Set(opts.enable ?? []);
     const disable = new Set(opts.disable ?? []);
     const problems: string[] = [];
-    for (const n of enable) if (!this.factories.has(n)) problems.push(`enable-admission-plugins plugin "${n}" is unknown`);
-    for (const n of disable) if (!this.factories.has(n)) problems.push(`disable-admission-plugins plugin "${n}" is unknown`);
+    for (const n of enable) {
+      if (this.factories.has(n)) continue;
+      problems.push(`enable-admission-plugins plugin "${n}" ${kubePlugins.has(n) ? this.notImplemented() : 'is unknown'}`);
+    }
+    for (const n of disable) if (!this.factories.has(n) && !kubePlugins.has(n)) problems.push(`disable-admission-plugins plugin "${n}" is unknown`);
     const both = [...enable].filter((n) => disable.has(n)).sort();
     if (both.length) problems.push(`[${both.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
-    if (problems.length) throw new Error(problems.join('; '));
+    if (problems.length) throw new Error(aggregateMessages(problems));
     return this.order.filter((n) => this.factories.has(n) && (enable.has(n) || (this.defaultOn.has(n) && !disable.has(n))));
+  }
+
+  /**
+   * kube's AdmissionOptions.Validate and the first half of its ApplyTo, what can be judged before
+   * anything starts: the enabled plugins (flag errors as enabledPluginNames words them) and where
+   * each one's configuration is (`failed to apply admission: failed to read plugin config: …` when
+   * the AdmissionConfiguration cannot be read).
+   */
+  configure(opts: AdmissionSettings = {}): AdmissionSetup {
+    const names = this.enabledPluginNames(opts);
+    try {
+      return { names, configFor: readAdmissionConfiguration(names, opts.configFile) };
+    } catch (e) {
+      throw new Error(`failed to apply admission: failed to read plugin config: ${errorMessage(e)}`, { cause: e });
+    }
+  }
+
+  /**
+   * kube's AdmissionOptions.ApplyTo: `configure`, then the chain of the enabled plugins
+   * (newFromPlugins), its errors after kube's `failed to apply admission: `.
+   */
+  apply(opts: AdmissionSettings = {}, deps: AdmissionDeps = {}): AdmissionChain {
+    const { names, configFor } = this.configure(opts);
+    try {
+      return this.newFromPlugins(names, configFor, deps);
+    } catch (e) {
+      throw new Error(`failed to apply admission: ${errorMessage(e)}`, { cause: e });
+    }
   }
 
   /**
@@ -106,11 +193,12 @@ export class Plugins {
     const plugins: AdmissionPlugin[] = [];
     for (const name of this.ordered(names)) {
       const factory = this.factories.get(name) as PluginFactory;
+      const config = configOf(name);
       let plugin: AdmissionPlugin | null;
       try {
-        plugin = factory(configOf(name), deps);
+        plugin = factory(config, deps);
       } catch (e) {
-        throw new Error(`couldn't init admission plugin "${name}": ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+        throw new Error(`couldn't init admission plugin "${name}": ${located(errorMessage(e), config, e)}`, { cause: e });
       }
       if (!plugin) continue;
       if (plugin.name !== name) throw new Error(`admission plugin "${name}" was built with the name "${plugin.name}"`);

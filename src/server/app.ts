@@ -9,7 +9,6 @@ import type { Logger } from 'winston';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, apiVersionOf, cloneJson } from '../api';
 import { EnableOptions, Plugins, WebhookConfigurationLister, newAdmissionPlugins } from '../admission';
-import { readAdmissionConfiguration } from '../config/kinds/admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
@@ -148,7 +147,7 @@ export interface ApiServerOptions {
 export function checkAdmissionOptions(admission: ApiServerOptions['admission']): void {
   const plugins = newAdmissionPlugins();
   admission?.register?.(plugins);
-  readAdmissionConfiguration(plugins.enabledPluginNames(admission), admission?.configFile);
+  plugins.configure(admission);
 }
 
 /** What an authorizer chain may be built from (ApiServerOptions.authorizer). */
@@ -200,8 +199,7 @@ export class ApiServer {
     // Every plugin this server implements, on by kube v1.32's defaults and run in kube's order.
     const admissionPlugins = newAdmissionPlugins();
     opts.admission?.register?.(admissionPlugins);
-    const enabledAdmission = admissionPlugins.enabledPluginNames(opts.admission);
-    const admission = admissionPlugins.newFromPlugins(enabledAdmission, readAdmissionConfiguration(enabledAdmission, opts.admission?.configFile), {
+    const admission = admissionPlugins.apply(opts.admission, {
       getNamespace: (name) => this.getNamespace(name),
       // The informer is asked for at the first pod (not before the registry exists); its copy, then a live read.
       serviceAccounts: {

@@ -4,12 +4,16 @@
  * backend with its own CA requiring a client certificate (test/support/image-review-backend.ts),
  * and kubectl creating and changing pods: allowed and denied images with kube's message on
  * stderr, answers cached (counted in backend calls) until their TTL runs out, a backend answering
- * garbage, and a backend that is down with and without defaultAllow. A configuration whose
- * kubeconfig is missing stops the server from starting.
+ * garbage, and a backend that is down with and without defaultAllow. The audit annotations the
+ * plugin adds (the backend's, and failed-open) show in the request log line, at -v=2, until an
+ * audit event records them. A configuration whose kubeconfig is missing stops the server from
+ * starting.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import winston from 'winston';
 import { startTestServer, type TestServer } from '../support/api-server';
 import { startImageReviewBackend, type ImageReviewBackend, type ReceivedReview, type ReviewAnswer } from '../support/image-review-backend';
 import { useTestEtcd } from '../support/server-fixture';
@@ -47,8 +51,23 @@ ${fields
   .join('\n')}
 `;
 
-async function startWith(configFile: string): Promise<TestServer> {
-  return startTestServer({ etcdEndpoints: etcd.endpoints, admission: { enable: ['ImagePolicyWebhook'], configFile } });
+/** The request lines (-v=2) the servers logged, each with the server it came from. */
+const requestLines: Array<{ server: string; path: string; code: number; auditAnnotations?: Record<string, string> }> = [];
+
+/** A logger at -v=2 that keeps the request lines, tagged with `server`. */
+function requestLog(server: string): winston.Logger {
+  const stream = new Writable({
+    objectMode: true,
+    write(info: Record<string, unknown>, _enc, done) {
+      if (info.message === 'request') requestLines.push({ server, ...(info as { path: string; code: number; auditAnnotations?: Record<string, string> }) });
+      done();
+    },
+  });
+  return winston.createLogger({ level: 'http', transports: [new winston.transports.Stream({ stream })] });
+}
+
+async function startWith(configFile: string, logger?: winston.Logger): Promise<TestServer> {
+  return startTestServer({ etcdEndpoints: etcd.endpoints, admission: { enable: ['ImagePolicyWebhook'], configFile }, ...(logger ? { logger } : {}) });
 }
 
 beforeAll(async () => {
@@ -64,7 +83,7 @@ beforeAll(async () => {
   const closed = path.join(dir, 'admission-closed.yaml');
   await writeFile(closed, embedded(`kubeConfigFile: ${backend.deadKubeconfig}\nretryBackoff: -1`));
 
-  [srv, openSrv, closedSrv] = await Promise.all([startWith(live), startWith(open), startWith(closed)]);
+  [srv, openSrv, closedSrv] = await Promise.all([startWith(live, requestLog('live')), startWith(open, requestLog('open')), startWith(closed)]);
 });
 
 afterAll(async () => {
@@ -163,6 +182,16 @@ describe('a live backend, defaultAllow false', () => {
     );
   });
 
+  test("the backend's audit annotations, under the plugin's prefix, in the request's log line", async () => {
+    const ns = await namespace(srv);
+    expect((await srv.kubectl(['-n', ns, 'run', 'audited', '--image=good/audited'])).stderr).toBe('');
+    const line = await until('the create in the request log', () => requestLines.find((l) => l.server === 'live' && l.path.startsWith(`/api/v1/namespaces/${ns}/pods`)));
+    expect(line).toMatchObject({ code: 201, auditAnnotations: { 'imagepolicywebhook.image-policy.k8s.io/checked': 'yes' } });
+    // Requests the plugin did not judge have none.
+    const list = await until('the namespace create in the request log', () => requestLines.find((l) => l.server === 'live' && l.path.split('?')[0] === '/api/v1/namespaces' && l.code === 201));
+    expect(list.auditAnnotations).toBeUndefined();
+  });
+
   test('other resources are not reviewed', async () => {
     const ns = await namespace(srv);
     const before = backend.calls.length;
@@ -180,6 +209,9 @@ describe('a backend that is down', () => {
     const pod = JSON.parse((await openSrv.kubectl(['-n', ns, 'get', 'pod', 'web', '-o', 'json'])).stdout) as { metadata: { annotations?: Record<string, string> } };
     // kube's old failed-open pod annotation is written on a copy it never stores.
     expect(pod.metadata.annotations).toBeUndefined();
+    // The request's audit annotation says so.
+    const line = await until('the create in the request log', () => requestLines.find((l) => l.server === 'open' && l.path.startsWith(`/api/v1/namespaces/${ns}/pods`) && l.code === 201));
+    expect(line.auditAnnotations).toEqual({ 'imagepolicywebhook.image-policy.k8s.io/failed-open': 'true' });
   });
 
   test("defaultAllow false: denied with client-go's dial error", async () => {

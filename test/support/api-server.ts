@@ -124,6 +124,8 @@ export interface TestServerOptions {
   serviceAccounts?: Partial<Omit<ServiceAccountConfig, 'certDir'>>;
   /** How long a token that authenticated is trusted without verifying it again (default kube's 10 s; 0: always verify). */
   tokenSuccessCacheTtlMs?: number;
+  /** The server's logger (default: silent); at level `http` it gets the request lines (-v=2). */
+  logger?: winston.Logger;
 }
 
 export async function startTestServer(opts: TestServerOptions): Promise<TestServer> {
@@ -196,7 +198,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
         tokenSuccessCacheTtlMs: opts.tokenSuccessCacheTtlMs,
       }),
       tls: opts.clientCA ? { ...certs, clientCA: opts.clientCA } : certs,
-      logger: silent,
+      logger: opts.logger ?? silent,
       bindAddress: '127.0.0.1',
       securePort: opts.port ?? 0,
       watchBufferBytes: opts.watchBufferBytes,

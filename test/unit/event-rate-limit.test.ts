@@ -3,12 +3,15 @@
  * bucket (burst, then qps a second, rolled over up to burst), each limit type's key, the LRU of
  * buckets (an evicted bucket comes back full), and the 429 kube answers. Time is an injected clock.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AdmissionAttributes } from '../../src/admission';
 import { newAdmissionPlugins } from '../../src/admission/register-all';
 import { ApiError, type KubeObject, type RequestContext } from '../../src/api';
 import { eventRateLimit } from '../../src/admission/plugins/event-rate-limit';
 import { eventRateLimitConfigKind, loadEventRateLimitConfig, type EventRateLimitConfiguration, type Limit } from '../../src/admission/plugins/event-rate-limit/config';
-import { DEFAULT_CACHE_SIZE, LimitEnforcer, TokenBucket } from '../../src/admission/plugins/event-rate-limit/limiter';
+import { DEFAULT_CACHE_SIZE, GrowingLru, LimitEnforcer, TokenBucket } from '../../src/admission/plugins/event-rate-limit/limiter';
 import { loadConfig } from '../../src/config/versioned-config';
 
 /** A clock the test moves by hand. */
@@ -177,6 +180,36 @@ describe('bucket cache', () => {
     expect(e.accept('u1')).toBeUndefined();
   });
 
+  test('the LRU: a hit becomes the most recently used, a set past max drops the least recently used', () => {
+    const lru = new GrowingLru<string, number>(3);
+    for (const k of ['a', 'b', 'c']) lru.set(k, k.charCodeAt(0));
+    expect(lru.get('a')).toBe(97);
+    lru.set('d', 100);
+    expect([...lru.keys()]).toEqual(['c', 'a', 'd']);
+    expect(lru.get('b')).toBeUndefined();
+    // Setting a held key refreshes it without dropping anything.
+    lru.set('c', 0);
+    expect([...lru.keys()]).toEqual(['a', 'd', 'c']);
+    expect(lru.size).toBe(3);
+    expect(() => new GrowingLru(0)).toThrow('an LRU needs room for at least one entry, not 0');
+  });
+
+  test.each([100_000_000, 2_147_483_647])('cacheSize %d (kube takes any int32): nothing is allocated up front, buckets grow with use', (cacheSize) => {
+    const used = () => {
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    };
+    const before = used();
+    const plugin = eventRateLimit(config(limit('Namespace', 1, 1, cacheSize)), manualClock().now);
+    const e = new LimitEnforcer(limit('User', 1, 1, cacheSize), manualClock().now);
+    for (let i = 0; i < 1000; i++) expect(e.accept(`u${i}`)).toBeUndefined();
+    expect(e.size).toBe(1000);
+    expect(e.accept('u0')).toBe('limit reached on type User for key u0');
+    expect(plugin.name).toBe('EventRateLimit');
+    // lru-cache made for max 10^7 already takes ~280 MB; a thousand buckets take well under 32 MB.
+    expect(used() - before).toBeLessThan(32 << 20);
+  });
+
   test('a long key (client text) is held by its digest: its own bucket still, and the refusal names the whole key', () => {
     const e = new LimitEnforcer(limit('SourceAndObject', 1, 1), manualClock().now);
     const long = 'x'.repeat(100_000);
@@ -238,6 +271,38 @@ limits:
 
   test('no configuration is the empty one, which validation refuses (kube needs at least one limit)', () => {
     expect(() => loadEventRateLimitConfig(undefined)).toThrow(new Error('limits: Invalid value: []eventratelimit.Limit(nil): must not be empty'));
+  });
+
+  test("a refused configuration at startup: kube's message, then the file and AdmissionConfiguration entry it came from", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'papi-erl-unit-'));
+    try {
+      const admission = path.join(dir, 'admission.yaml');
+      const entry = (limits: string) =>
+        writeFileSync(admission, `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ResourceQuota\n- name: EventRateLimit\n  ${limits}\n`);
+      // Only EventRateLimit: the default plugins need the server.
+      const disable = ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota'];
+      const apply = () => newAdmissionPlugins().apply({ enable: ['EventRateLimit'], disable, configFile: admission });
+      entry('configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Namespace, qps: 0, burst: 1}]}');
+      expect(apply).toThrow(
+        expect.objectContaining({
+          message: `failed to apply admission: couldn't init admission plugin "EventRateLimit": limits[0].qps: Invalid value: 0: must be positive (in "${admission}" at plugins[1].configuration)`,
+        }),
+      );
+      // kube's plugin decodes leniently: an unknown field inside is no error.
+      entry('configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Namespace, qps: 1, burst: 1, extra: 1}], more: {}}');
+      expect(apply().validating).toEqual(['EventRateLimit']);
+      // By path: the plugin's own file.
+      const own = path.join(dir, 'erl.yaml');
+      writeFileSync(own, 'apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\nlimits:\n- type: User\n  qps: "5"\n');
+      entry('path: erl.yaml');
+      expect(apply).toThrow(
+        expect.objectContaining({
+          message: `failed to apply admission: couldn't init admission plugin "EventRateLimit": json: cannot unmarshal string into Go struct field Limit.limits.qps of type int32 (in "${own}")`,
+        }),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('the plugin: registered, off by default, refused at startup without a configuration', () => {

@@ -122,6 +122,34 @@ describe('configuration', () => {
     expect(plugins.newFromPlugins(['ImagePolicyWebhook'], { ImagePolicyWebhook: { text: yamlConfig({ kubeConfigFile: backend.kubeconfig }) } }).validating).toEqual(['ImagePolicyWebhook']);
   });
 
+  test("a refused configuration: kube's message, then the file it came from and the field kube's message leaves out", async () => {
+    const plugins = newAdmissionPlugins();
+    const admission = path.join(dir, 'admission-bounds.yaml');
+    await writeFile(admission, `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  configuration:\n    imagePolicy: {kubeConfigFile: /k, denyTTL: 3600}\n`);
+    // The default plugins need the server; only ImagePolicyWebhook is built here.
+    const disable = ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota'];
+    const apply = (configFile: string) => () => plugins.apply({ enable: ['ImagePolicyWebhook'], disable, configFile });
+    expect(apply(admission)).toThrow(
+      `failed to apply admission: couldn't init admission plugin "ImagePolicyWebhook": valid value is between 1s and 30m0s, got 1h0m0s (in "${admission}" at plugins[0].configuration.imagePolicy.denyTTL)`,
+    );
+    // Its own file, by path.
+    const own = path.join(dir, 'image-policy-bounds.yaml');
+    await writeFile(own, yamlConfig({ kubeConfigFile: '/k', retryBackoff: 600_000 }));
+    const byPath = path.join(dir, 'admission-by-path.yaml');
+    await writeFile(byPath, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  path: image-policy-bounds.yaml\n');
+    expect(apply(byPath)).toThrow(`couldn't init admission plugin "ImagePolicyWebhook": valid value is between 1ns and 5m0s, got 10m0s (in "${own}" at imagePolicy.retryBackoff)`);
+    // kube's legacy form: the whole file is the plugin's.
+    const legacy = path.join(dir, 'admission-legacy.yaml');
+    const missing = path.join(dir, 'gone.kubeconfig');
+    await writeFile(legacy, yamlConfig({ kubeConfigFile: missing }));
+    expect(apply(legacy)).toThrow(`couldn't init admission plugin "ImagePolicyWebhook": open ${missing}: no such file or directory (in "${legacy}" at imagePolicy.kubeConfigFile)`);
+    // A decode error names its field in Go's words already; the file follows.
+    await writeFile(legacy, yamlConfig({ allowTTL: '30s' }));
+    expect(apply(legacy)).toThrow(
+      `couldn't init admission plugin "ImagePolicyWebhook": error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field imagePolicyWebhookConfig.imagePolicy.allowTTL of type time.Duration (in "${legacy}")`,
+    );
+  });
+
   test('off by default; its place in the order is before PodSecurity', () => {
     const plugins = newAdmissionPlugins();
     expect(plugins.isRegistered('ImagePolicyWebhook')).toBe(true);

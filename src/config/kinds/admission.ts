@@ -1,10 +1,12 @@
 /**
  * AdmissionConfiguration (`--admission-control-config-file`), read as kube-apiserver 1.32 reads it
  * (k8s.io/apiserver/pkg/admission/config.go ReadAdmissionConfiguration): `apiserver.config.k8s.io/v1`
- * and `apiserver.k8s.io/v1alpha1`, decoded strictly. It lists, per plugin name, the plugin's own
- * configuration: embedded (`configuration`, any object) or in a file (`path`, relative to the
- * AdmissionConfiguration's directory). Each plugin decodes its own configuration; this file only
- * says where it is.
+ * and `apiserver.k8s.io/v1alpha1`, decoded strictly (kube's codec factory there is EnableStrict:
+ * unknown and repeated fields are errors). It lists, per plugin name, the plugin's own
+ * configuration: embedded (`configuration`, any object, which this decoder does not look into, as
+ * kube keeps it a runtime.Unknown) or in a file (`path`, relative to the AdmissionConfiguration's
+ * directory). Each plugin decodes its own configuration, as strictly as kube's plugin does; this
+ * file only says where it is.
  *
  * kube's legacy form is kept: a file that is not an AdmissionConfiguration (no kind, or a kind not
  * registered) but holds an `imagePolicy` or `podNodeSelectorPluginConfig` key is the whole
@@ -59,22 +61,26 @@ export const admissionConfigurationKind = defineConfigKind<AdmissionConfiguratio
   },
   internalType: '*apiserver.AdmissionConfiguration',
   // kube: `unable to read admission control configuration from "<path>" [<os error>]` for a read
-  // error; a decode error comes back bare from runtime.Decode (here with the file named).
+  // error; a decode error comes back bare from runtime.Decode: here the file follows it.
   fileError: (p) =>
-    p.stage === 'read'
-      ? `unable to read admission control configuration from "${p.path ?? ''}" [${p.detail}]`
-      : `failed to load AdmissionConfiguration from file "${p.path ?? ''}": ${p.detail}`,
+    p.stage === 'read' ? `unable to read admission control configuration from "${p.path ?? ''}" [${p.detail}]` : `${p.detail} (in "${p.path ?? ''}")`,
 });
 
 /** The plugins whose configuration was an unversioned file before AdmissionConfiguration (kube's legacy list). */
 const legacyUnversionedPlugins = new Set(['ImagePolicyWebhook', 'PodNodeSelector']);
 
 /**
+ * A plugin's configuration as ConfigFor finds it, and where: `field` is the AdmissionConfiguration
+ * field an embedded configuration was at (`plugins[1].configuration`), for messages.
+ */
+export type AdmissionConfigSource = ConfigSource & { field?: string };
+
+/**
  * Where each plugin's configuration is (kube's ConfigProvider.ConfigFor): the embedded
  * configuration as JSON text (kube hands the plugin its raw bytes), or the plugin's file; undefined
  * when the plugin has none.
  */
-export type AdmissionConfigProvider = (pluginName: string) => ConfigSource | undefined;
+export type AdmissionConfigProvider = (pluginName: string) => AdmissionConfigSource | undefined;
 
 /** kube's "no kind / no apiVersion / not registered" decode errors, the ones that allow the legacy form. */
 function isMissingOrUnregisteredKind(detail: string): boolean {
@@ -109,9 +115,10 @@ export function readAdmissionConfiguration(enabledPlugins: readonly string[], fi
   const plugins = config.plugins.map((p) => ({ ...p, path: p.path === '' ? '' : path.resolve(baseDir, p.path) }));
   return (name) => {
     // kube: the first entry naming the plugin wins.
-    const p = plugins.find((q) => q.name === name);
+    const i = plugins.findIndex((q) => q.name === name);
+    const p = plugins[i];
     if (!p) return undefined;
-    if (p.configuration !== undefined) return { text: JSON.stringify(p.configuration), path: file };
+    if (p.configuration !== undefined) return { text: JSON.stringify(p.configuration), path: file, field: `plugins[${i}].configuration` };
     if (p.path !== '') return { path: p.path };
     return undefined;
   };

@@ -2,8 +2,8 @@
  * kube's AdmissionOptions (kubernetes `pkg/kubeapiserver/options/admission.go` over apiserver's):
  * `--enable-admission-plugins`, `--disable-admission-plugins`, `--admission-control-config-file`,
  * with kube's names and meanings. Printed under "Admission flags:". Whether a name is a plugin this
- * server has is checked when the chain is built (admission/plugin-registry.ts, kube's messages),
- * which stops the start.
+ * server has is checked before anything starts, with the registry (admission/plugin-registry.ts,
+ * kube's messages; config/ cannot see the plugins), which stops the start.
  */
 import type { FlagSpec } from '../pflag';
 import type { ServerConfig } from '../server-config';
@@ -29,7 +29,7 @@ export class AdmissionOptions implements OptionsGroup {
       },
       {
         name: 'disable-admission-plugins', typeName: 'strings', defaultText: '',
-        help: 'Admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook.',
+        help: "Admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook; kube-apiserver's other plugins (PodSecurity, LimitRanger, ...) are accepted too, as they are off here anyway.",
         set: (v) => { this.disablePlugins = appendSlice(this.disablePlugins, v); },
       },
       {

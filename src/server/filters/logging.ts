@@ -7,6 +7,11 @@ import { maybeRequestState } from '../../endpoints/request-state';
  * impersonated it, if any) when the logger's level includes `http` (-v=2 and up). The level is
  * checked first: winston runs a dropped line through its whole stream pipeline, a cost every
  * request would pay for nothing.
+ *
+ * Ours, not kube's httplog: the line also carries the request's audit annotations (what image
+ * policy and admission webhooks added, `auditAnnotations`), since no audit event records them yet.
+ * kube writes them only into the audit event (admission's audit handler, at level Metadata and
+ * above); once auditing exists the request state's `audit` slot takes them there.
  */
 export function withLogging(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -24,6 +29,7 @@ export function withLogging(logger: Logger): RequestHandler {
         user: state?.user?.name ?? '',
         // kube's httplog notes "<user> is impersonating <user>"; here the authenticated user beside `user`.
         ...(state?.impersonator ? { impersonatedBy: state.impersonator.name } : {}),
+        ...(state?.auditAnnotations?.size ? { auditAnnotations: Object.fromEntries(state.auditAnnotations) } : {}),
       });
     });
     next();

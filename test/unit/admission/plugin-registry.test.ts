@@ -1,4 +1,7 @@
 /** The admission plugin registry: named factories, kube v1.32's order and defaults, handles(), the two phases, configuration. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ApiError, KubeObject, RequestContext } from '../../../src/api';
 import {
   AdmissionAttributes,
@@ -6,6 +9,7 @@ import {
   AdmissionDeps,
   AdmissionPlugin,
   Operation,
+  PluginConfigError,
   PluginFactory,
   Plugins,
   allOperations,
@@ -50,6 +54,9 @@ function recorder(
     };
   return p;
 }
+
+/** An Error with exactly this message (whatever its cause), for toThrow. */
+const message = (m: string) => expect.objectContaining({ message: m });
 
 const factoryOf =
   (log: string[], phases?: Parameters<typeof recorder>[2]): ((name: string) => PluginFactory) =>
@@ -106,11 +113,13 @@ describe('Plugins', () => {
     expect(plugins.isRegistered('LimitRanger')).toBe(false);
   });
 
-  test('an unknown name is an Error naming it (a startup error)', () => {
+  test("an unknown name is an Error naming it (a startup error); a plugin kube has and this server does not is said to be so", () => {
     const plugins = new Plugins();
     plugins.register('NamespaceLifecycle', () => null);
-    expect(() => plugins.newFromPlugins(['NamespaceLifecycle', 'NodeRestriction'])).toThrow('unknown admission plugin: NodeRestriction');
-    expect(() => plugins.newFromPlugins(['Nope'])).toThrow('unknown admission plugin: Nope');
+    expect(() => plugins.newFromPlugins(['NamespaceLifecycle', 'NodeRestriction'])).toThrow(
+      new Error('admission plugin "NodeRestriction" is a kube-apiserver plugin this server does not implement (it has: NamespaceLifecycle)'),
+    );
+    expect(() => plugins.newFromPlugins(['Nope'])).toThrow(new Error('unknown admission plugin: Nope'));
   });
 
   test("the chain is in kube's order whatever the order names are given in; duplicates and empty names drop out", () => {
@@ -162,12 +171,84 @@ describe('Plugins', () => {
       expect(built).toEqual(['NamespaceLifecycle']);
     });
 
-    test('unknown names and names in both lists are Errors', () => {
-      expect(() => plugins.enabledPluginNames({ enable: ['NodeRestriction'] })).toThrow('enable-admission-plugins plugin "NodeRestriction" is unknown');
-      expect(() => plugins.enabledPluginNames({ disable: ['Nope'] })).toThrow('disable-admission-plugins plugin "Nope" is unknown');
+    test("unknown names and names in both lists are Errors with kube's messages, several as kube's aggregate", () => {
+      expect(() => plugins.enabledPluginNames({ enable: ['Nope'] })).toThrow(new Error('enable-admission-plugins plugin "Nope" is unknown'));
+      expect(() => plugins.enabledPluginNames({ disable: ['Nope'] })).toThrow(new Error('disable-admission-plugins plugin "Nope" is unknown'));
       expect(() => plugins.enabledPluginNames({ enable: ['EventRateLimit'], disable: ['EventRateLimit'] })).toThrow(
-        '[EventRateLimit] in enable-admission-plugins and disable-admission-plugins overlapped',
+        new Error('[EventRateLimit] in enable-admission-plugins and disable-admission-plugins overlapped'),
       );
+      // kube-apiserver's Validate errors are one aggregate: `[a, b]`.
+      expect(() => plugins.enabledPluginNames({ enable: ['A', 'B', 'EventRateLimit'], disable: ['EventRateLimit', 'C'] })).toThrow(
+        new Error(
+          '[enable-admission-plugins plugin "A" is unknown, enable-admission-plugins plugin "B" is unknown, disable-admission-plugins plugin "C" is unknown, ' +
+            '[EventRateLimit] in enable-admission-plugins and disable-admission-plugins overlapped]',
+        ),
+      );
+    });
+
+    test('a plugin kube-apiserver has and this server does not: enabling it says so; disabling it is what already is', () => {
+      expect(() => plugins.enabledPluginNames({ enable: ['NodeRestriction', 'PodSecurity'] })).toThrow(
+        new Error(
+          '[enable-admission-plugins plugin "NodeRestriction" is a kube-apiserver plugin this server does not implement (it has: AlwaysPullImages, EventRateLimit, LimitRanger, NamespaceLifecycle, ResourceQuota), ' +
+            'enable-admission-plugins plugin "PodSecurity" is a kube-apiserver plugin this server does not implement (it has: AlwaysPullImages, EventRateLimit, LimitRanger, NamespaceLifecycle, ResourceQuota)]',
+        ),
+      );
+      expect(plugins.enabledPluginNames({ disable: ['PodSecurity', 'NodeRestriction'] })).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ResourceQuota']);
+    });
+  });
+
+  describe("configure and apply (kube's AdmissionOptions.ApplyTo): kube's prefixes, and where a refused configuration was", () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'plugin-registry-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** A registry whose EventRateLimit refuses any configuration it gets, with `error`. */
+    const refusing = (error: () => Error) => {
+      const plugins = new Plugins();
+      plugins.register('EventRateLimit', (config) => {
+        if (config) throw error();
+        return recorder([], 'EventRateLimit');
+      });
+      return plugins;
+    };
+    const admissionFile = (name: string, plugins: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n${plugins}`);
+      return file;
+    };
+
+    test('a flag error comes bare; an AdmissionConfiguration that cannot be read after "failed to read plugin config"', () => {
+      const plugins = refusing(() => new Error('no'));
+      expect(() => plugins.configure({ enable: ['Nope'] })).toThrow(message('enable-admission-plugins plugin "Nope" is unknown'));
+      const missing = path.join(dir, 'missing.yaml');
+      expect(() => plugins.apply({ enable: ['EventRateLimit'], configFile: missing })).toThrow(
+        message(`failed to apply admission: failed to read plugin config: unable to read admission control configuration from "${missing}" [open ${missing}: no such file or directory]`),
+      );
+      expect(plugins.configure({ enable: ['EventRateLimit'] }).names).toEqual(['EventRateLimit']);
+      expect(plugins.apply({ enable: ['EventRateLimit'] }).names).toEqual(['EventRateLimit']);
+    });
+
+    test('embedded: the file and the entry follow the message; a field the plugin names is added to the entry', () => {
+      const file = admissionFile('embedded.yaml', '- name: Other\n- name: EventRateLimit\n  configuration: {limits: []}\n');
+      expect(() => refusing(() => new Error('limits: Invalid value: 0: must be positive')).apply({ enable: ['EventRateLimit'], configFile: file })).toThrow(
+        message(`failed to apply admission: couldn't init admission plugin "EventRateLimit": limits: Invalid value: 0: must be positive (in "${file}" at plugins[1].configuration)`),
+      );
+      expect(() => refusing(() => new PluginConfigError('valid value is between 1s and 30m0s, got 1h0m0s', 'spec.ttl')).apply({ enable: ['EventRateLimit'], configFile: file })).toThrow(
+        message(`failed to apply admission: couldn't init admission plugin "EventRateLimit": valid value is between 1s and 30m0s, got 1h0m0s (in "${file}" at plugins[1].configuration.spec.ttl)`),
+      );
+    });
+
+    test("by path: the plugin's own file, and the field; a message that names the file already gets only the field", () => {
+      const own = path.join(dir, 'erl.yaml');
+      writeFileSync(own, 'anything');
+      const file = admissionFile('by-path.yaml', '- name: EventRateLimit\n  path: erl.yaml\n');
+      const apply = (e: () => Error) => () => refusing(e).apply({ enable: ['EventRateLimit'], configFile: file });
+      expect(apply(() => new Error('bad'))).toThrow(message(`failed to apply admission: couldn't init admission plugin "EventRateLimit": bad (in "${own}")`));
+      expect(apply(() => new PluginConfigError('bad', 'spec.ttl'))).toThrow(message(`failed to apply admission: couldn't init admission plugin "EventRateLimit": bad (in "${own}" at spec.ttl)`));
+      expect(apply(() => new Error(`failed to load X from file "${own}": bad`))).toThrow(message(`failed to apply admission: couldn't init admission plugin "EventRateLimit": failed to load X from file "${own}": bad`));
+      expect(apply(() => new PluginConfigError(`cannot read ${own}`, 'spec.ttl'))).toThrow(message(`failed to apply admission: couldn't init admission plugin "EventRateLimit": cannot read ${own} (at spec.ttl)`));
     });
   });
 

@@ -4,7 +4,6 @@
  * when unset); the Server type has one bucket for everything.
  */
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import type { Limit } from './config';
 
 /** Milliseconds on a clock that never goes back (tests inject their own). */
@@ -50,17 +49,57 @@ export class TokenBucket {
   }
 }
 
+/**
+ * A least-recently-used map that holds at most `max` entries and grows only as entries are added,
+ * as kube's golang-lru does. Not lru-cache: it allocates its index arrays for `max` when it is
+ * made, so a cacheSize kube accepts (up to 2^31-1) would take gigabytes, or the heap, at startup.
+ * A Map keeps insertion order, so the first key is the least recently used once every hit is
+ * moved to the end.
+ */
+export class GrowingLru<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  constructor(private readonly max: number) {
+    if (!(max >= 1)) throw new Error(`an LRU needs room for at least one entry, not ${max}`);
+  }
+
+  /** The value, now the most recently used; undefined when not held. */
+  get(key: K): V | undefined {
+    const v = this.entries.get(key);
+    if (v === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, v);
+    return v;
+  }
+
+  /** Holds the value as the most recently used, dropping the least recently used past `max`. */
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The keys, least recently used first. */
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
+  }
+}
+
 /** One limit type's buckets and how a request picks its bucket. */
 export class LimitEnforcer {
   private readonly single?: TokenBucket;
-  private readonly buckets?: LRUCache<string, TokenBucket>;
+  private readonly buckets?: GrowingLru<string, TokenBucket>;
 
   constructor(
     readonly limit: Limit,
     private readonly now: Clock,
   ) {
     if (limit.type === 'Server') this.single = this.newBucket();
-    else this.buckets = new LRUCache({ max: limit.cacheSize || DEFAULT_CACHE_SIZE });
+    else this.buckets = new GrowingLru(limit.cacheSize || DEFAULT_CACHE_SIZE);
   }
 
   private newBucket(): TokenBucket {

@@ -13,13 +13,15 @@
  * first JSON value or YAML document only, through Go's encoding/json (field names matched without
  * regard to case, unknown fields ignored, the first type error reported). 0 means "the default",
  * -1 "off" (no caching, no wait between retries); any other value outside the bounds is kube's
- * `valid value is between <min> and <max>, got <value>`.
+ * `valid value is between <min> and <max>, got <value>`, thrown naming its field
+ * (`imagePolicy.allowTTL`), which kube's message leaves out and the registry adds.
  */
 import { readFileSync } from 'node:fs';
 import { formatGoDurationNanos, goJsonScan, goPathError, scanJson, unmarshalTypeMessage } from '../../../api';
 import { DocNumber, DocObject, docFromPlain, jsonKind, parseJsonDoc, type DocValue } from '../../../config/config-decode';
 import { decodeConfigYaml, maxYamlDepth, maxYamlNodes } from '../../../config/config-yaml';
 import type { ConfigSource } from '../../../config/versioned-config';
+import { PluginConfigError } from '../../plugin-registry';
 
 /** The configuration after kube's normalization; durations in milliseconds. */
 export interface ImagePolicyConfig {
@@ -54,8 +56,8 @@ const bounds = {
   denyTTL: { name: 'deny cache', scale: SECOND, min: SECOND, max: 30n * MINUTE, def: 30n * SECOND },
 } as const;
 
-/** A configuration kube's plugin refuses; the message is kube's. */
-export class ImagePolicyConfigError extends Error {
+/** A configuration kube's plugin refuses; the message is kube's, `field` the field at fault when known. */
+export class ImagePolicyConfigError extends PluginConfigError {
   override readonly name = 'ImagePolicyConfigError';
 }
 
@@ -63,21 +65,26 @@ export class ImagePolicyConfigError extends Error {
  * kube's normalizeConfigDuration: -1 turns the setting off (0), 0 takes the default, anything else
  * is scaled to nanoseconds (wrapping as Go's int64 multiplication does) and must be within bounds.
  */
-function normalizeDuration(value: bigint, b: (typeof bounds)[keyof typeof bounds]): bigint {
+function normalizeDuration(raw: RawImagePolicyConfig, field: keyof typeof bounds): bigint {
+  const value = raw[field];
+  const b = bounds[field];
   if (value === -1n) return 0n;
   if (value === 0n) return b.def;
   const ns = BigInt.asIntN(64, value * b.scale);
   if (ns < b.min || ns > b.max) {
-    throw new ImagePolicyConfigError(`valid value is between ${formatGoDurationNanos(b.min)} and ${formatGoDurationNanos(b.max)}, got ${formatGoDurationNanos(ns)}`);
+    throw new ImagePolicyConfigError(
+      `valid value is between ${formatGoDurationNanos(b.min)} and ${formatGoDurationNanos(b.max)}, got ${formatGoDurationNanos(ns)}`,
+      `imagePolicy.${field}`,
+    );
   }
   return ns;
 }
 
 /** kube's normalizeWebhookConfig, in its order (backoff, then the allow and deny TTLs). */
 function normalizeImagePolicyConfig(raw: RawImagePolicyConfig): ImagePolicyConfig {
-  const retryBackoff = normalizeDuration(raw.retryBackoff, bounds.retryBackoff);
-  const allowTTL = normalizeDuration(raw.allowTTL, bounds.allowTTL);
-  const denyTTL = normalizeDuration(raw.denyTTL, bounds.denyTTL);
+  const retryBackoff = normalizeDuration(raw, 'retryBackoff');
+  const allowTTL = normalizeDuration(raw, 'allowTTL');
+  const denyTTL = normalizeDuration(raw, 'denyTTL');
   const ms = (ns: bigint): number => Number(ns) / 1e6;
   return { kubeConfigFile: raw.kubeConfigFile, allowTtlMs: ms(allowTTL), denyTtlMs: ms(denyTTL), retryBackoffMs: ms(retryBackoff), defaultAllow: raw.defaultAllow };
 }

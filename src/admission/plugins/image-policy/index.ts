@@ -27,7 +27,7 @@ import { LRUCache } from 'lru-cache';
 import { ApiError, errors, isQualifiedName, type ClientConnection, type KubeObject } from '../../../api';
 import { addAuditAnnotation, type RequestContext } from '../../../api/request-context';
 import { WebhookCallError, WebhookClient, statusHasReason } from '../../../api/webhook-client';
-import { loadKubeconfig } from '../../../config/kinds/kubeconfig';
+import { KubeconfigError, loadKubeconfig } from '../../../config/kinds/kubeconfig';
 import type { ConfigSource } from '../../../config/versioned-config';
 import { AdmissionAttributes, AdmissionPlugin, handlesOperations } from '../../interface';
 import type { Plugins } from '../../plugin-registry';
@@ -149,12 +149,21 @@ export class ImagePolicyWebhook implements AdmissionPlugin {
   }
 }
 
-/** The backend's connection (webhookutil.LoadKubeconfig): client-go's errors, ImagePolicyConfigError. */
+/**
+ * The backend's connection (webhookutil.LoadKubeconfig): client-go's messages, thrown as
+ * ImagePolicyConfigError naming `imagePolicy.kubeConfigFile`.
+ */
 function backendConnection(kubeConfigFile: string): ClientConnection {
+  const field = 'imagePolicy.kubeConfigFile';
   // kube's loader would fall back to $KUBECONFIG or ~/.kube/config here; a server does not read
   // its operator's own kubeconfig, so this is the error client-go gives when none is found.
-  if (kubeConfigFile === '') throw new ImagePolicyConfigError('invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable');
-  return loadKubeconfig(kubeConfigFile);
+  if (kubeConfigFile === '') throw new ImagePolicyConfigError('invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable', field);
+  try {
+    return loadKubeconfig(kubeConfigFile);
+  } catch (e) {
+    if (e instanceof KubeconfigError) throw new ImagePolicyConfigError(e.message, field);
+    throw e;
+  }
 }
 
 /**
