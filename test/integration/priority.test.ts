@@ -103,6 +103,28 @@ describe('PriorityClass', () => {
   });
 });
 
+describe('PriorityClass with kubectl apply, describe and explain', () => {
+  const yaml = (description: string) => `apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: applied
+value: 250
+description: ${description}
+`;
+
+  test('apply creates, then configures; describe and explain read it', async () => {
+    expect((await srv.kubectl(['apply', '-f', '-'], { input: yaml('first') })).stdout).toBe('priorityclass.scheduling.k8s.io/applied created\n');
+    expect((await srv.kubectl(['apply', '-f', '-'], { input: yaml('second') })).stdout).toBe('priorityclass.scheduling.k8s.io/applied configured\n');
+    expect((await srv.kubectl(['apply', '--server-side', '-f', '-'], { input: yaml('third') })).stdout).toBe('priorityclass.scheduling.k8s.io/applied serverside-applied\n');
+    const described = await srv.kubectl(['describe', 'pc', 'applied']);
+    expect(described.stderr).toBe('');
+    expect(described.stdout).toMatch(/^Name:\s+applied\nValue:\s+250\nGlobalDefault:\s+false\nPreemptionPolicy:\s+PreemptLowerPriority\nDescription:\s+third\n/);
+    const explained = await srv.kubectl(['explain', 'priorityclass.value']);
+    expect(explained.stdout).toMatch(/^GROUP:\s+scheduling.k8s.io\nKIND:\s+PriorityClass\nVERSION:\s+v1\n\nFIELD: value <integer>/);
+    expect((await srv.kubectl(['delete', 'pc', 'applied'])).code).toBe(0);
+  });
+});
+
 describe('Priority admission', () => {
   test('a pod naming no class gets priority 0 and PreemptLowerPriority; a named class gives its value and policy', async () => {
     expect((await srv.kubectl(['-n', 'prio', 'run', 'plain', '--image=busybox'])).code).toBe(0);
@@ -204,5 +226,20 @@ describe('collection deletes', () => {
     expect(r.status).toBe(200);
     expect(r.json().items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['system-node-critical']);
     expect((await srv.request('GET', `${PC}/system-node-critical`)).status).toBe(404);
+  });
+});
+
+describe('scheduling.k8s.io turned off (--runtime-config)', () => {
+  const { srv: off } = useTestServer({ runtimeConfig: { 'scheduling.k8s.io/v1': 'false' } });
+
+  test('no PriorityClasses, no post-start hook; pods get priority 0 and a named class is not found', async () => {
+    expect((await off.request('GET', PC)).status).toBe(404);
+    expect((await off.request('GET', '/readyz?verbose')).text).not.toContain('bootstrap-system-priority-classes');
+    expect((await off.kubectl(['create', 'namespace', 'n'])).code).toBe(0);
+    await until('the default service account', async () => (await off.request('GET', '/api/v1/namespaces/n/serviceaccounts/default')).status === 200);
+    const created = await off.request('POST', '/api/v1/namespaces/n/pods', { body: pod('p') });
+    expect(created.json().spec).toMatchObject({ priority: 0, preemptionPolicy: 'PreemptLowerPriority', tolerations: [notReady, unreachable] });
+    const named = await off.request('POST', '/api/v1/namespaces/n/pods', { body: pod('q', { priorityClassName: 'system-node-critical' }) });
+    expect(named.json().message).toBe('pods "q" is forbidden: no PriorityClass with name system-node-critical was found');
   });
 });
