@@ -3,10 +3,11 @@
  * system-cluster-critical (2000000000), when they are missing (kube-apiserver's
  * `scheduling/bootstrap-system-priority-classes` PostStartHook, pkg/registry/scheduling/rest). A
  * class that exists is left as it is. Writes go through the registry as the API server itself, so
- * admission sees them as kube's loopback client's. As in kube: a pass runs every second for at most
- * 30 s while a read fails or a create answers 503; any other refusal of a create ends the attempt.
- * kube stops the server then; here the result says what failed and the caller keeps the hook's
- * health check failing.
+ * admission sees them as kube's loopback client's. A pass runs every second while a read fails or
+ * a create fails for a reason that may pass (a 5xx, a 429); a refusal of a create (another 4xx) ends
+ * the attempt. kube polls for 30 s and then stops the server, whose restart tries again; here the
+ * passes go on while the server runs (unless `retryTimeoutMs` says otherwise), and the result says
+ * what failed, the caller keeping the hook's health check failing.
  */
 import { ApiError, SCHEDULING_GROUP, SYSTEM_PRIORITY_CLASSES, systemPriorityClassObject } from '../api';
 import { getOrUndefined, type Registry } from '../registry';
@@ -19,7 +20,7 @@ export interface SystemPriorityClassesOptions {
   logger?: BootstrapLogger;
   /** Time between passes (kube: 1 s). */
   retryIntervalMs?: number;
-  /** How long passes are tried (kube: 30 s). */
+  /** How long passes are tried (default: until `signal`; kube: 30 s, then the server stops). */
   retryTimeoutMs?: number;
   /** Ends the retries (the server stopping). */
   signal?: AbortSignal;
@@ -40,7 +41,8 @@ export async function ensureSystemPriorityClasses(registry: Registry, opts: Syst
   if (!store) return { skipped: true, created: [] };
   const ctx = () => controllerContext('system:apiserver', ['system:masters']);
   const interval = opts.retryIntervalMs ?? 1000;
-  const deadline = Date.now() + (opts.retryTimeoutMs ?? 30_000);
+  const deadline = opts.retryTimeoutMs === undefined ? Infinity : Date.now() + opts.retryTimeoutMs;
+  let warned = false;
   const created: string[] = [];
   let lastError = '';
   for (;;) {
@@ -61,8 +63,8 @@ export async function ensureSystemPriorityClasses(registry: Registry, opts: Syst
       } catch (e) {
         if (e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists') continue;
         lastError = `unable to create PriorityClass ${c.name}: ${message(e)}`;
-        // kube retries only a 503 (the server not ready yet); anything else ends the hook.
-        if (!(e instanceof ApiError && e.code === 503)) return failed(created, lastError, opts.logger);
+        // A refusal ends the hook (kube ends it for anything but a 503 and restarts the server).
+        if (!mayPass(e)) return failed(created, lastError, opts.logger);
         retry = true;
         break;
       }
@@ -72,6 +74,10 @@ export async function ensureSystemPriorityClasses(registry: Registry, opts: Syst
       return { skipped: false, created };
     }
     if (opts.signal?.aborted || Date.now() + interval > deadline) return failed(created, lastError, opts.logger);
+    if (!warned) {
+      warned = true;
+      opts.logger?.warn(`going to retry: ${lastError}`);
+    }
     await sleep(interval, opts.signal);
   }
 }
@@ -83,6 +89,11 @@ function failed(created: string[], error: string, logger: BootstrapLogger | unde
 }
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Worth another pass: not the server refusing the object (etcd away, a 5xx, a 429). */
+function mayPass(e: unknown): boolean {
+  return !(e instanceof ApiError) || e.code >= 500 || e.code === 429;
+}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -50,16 +50,21 @@ test('creates the missing classes as kube’s hook does, acting as the API serve
   expect(await ensureSystemPriorityClasses(f.registry, fast)).toEqual({ skipped: false, created: [] });
 });
 
-test('a failing read or a 503 is tried again; AlreadyExists is success', async () => {
+test('a failing read, a 5xx or a 429 is tried again; AlreadyExists is success', async () => {
   const f = fakeRegistry({
     getFails: [new Error('etcd away')],
-    createFails: [errors.serviceUnavailable('not ready'), errors.alreadyExists(gr, 'system-node-critical')],
+    createFails: [
+      errors.serviceUnavailable('not ready'),
+      errors.serverTimeout(gr, 'create'),
+      errors.tooManyRequests('later'),
+      errors.alreadyExists(gr, 'system-node-critical'),
+    ],
   });
   const r = await ensureSystemPriorityClasses(f.registry, fast);
   expect(r).toEqual({ skipped: false, created: ['system-cluster-critical'] });
 });
 
-test('another refusal ends the attempt, as it ends kube’s hook; so does the deadline', async () => {
+test('a refusal ends the attempt, as it ends kube’s hook; so does a deadline, when given', async () => {
   const refused = fakeRegistry({ createFails: [errors.forbidden(gr, 'system-node-critical', 'no')] });
   expect((await ensureSystemPriorityClasses(refused.registry, fast)).error).toBe(
     'unable to add default system priority classes: unable to create PriorityClass system-node-critical: priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: no',
