@@ -118,7 +118,12 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   // kube validates --runtime-config with the other options: refused before anything waits on etcd.
   registry.resolveRuntimeConfig(config.runtimeConfig, registry.builtinResources);
   // So are the admission plugin names and --admission-control-config-file.
-  const admission = { enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins, configFile: config.admissionControlConfigFile };
+  const admission = {
+    enable: config.enableAdmissionPlugins,
+    disable: config.disableAdmissionPlugins,
+    configFile: config.admissionControlConfigFile,
+    defaultTolerationSeconds: { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds },
+  };
   app.checkAdmissionOptions(admission);
   // --client-ca-file is read as kube applies its options: a file that cannot be used fails before etcd is awaited.
   const clientCaFile = config.clientCaFile ? await loadClientCaFile(config.clientCaFile) : undefined;

@@ -36,6 +36,19 @@ export interface ServiceAccountGetter {
 }
 
 /**
+ * The PriorityClasses for the Priority plugin (kube: its informer's lister). Objects are shared:
+ * never mutate them. Empty when scheduling.k8s.io is not served.
+ */
+export interface PriorityClassLister {
+  /** The class in the informer's copy, without I/O; undefined when missing there. */
+  get(name: string): KubeObject | undefined;
+  /** Every class in the informer's copy. */
+  list(): readonly KubeObject[];
+  /** A consistent read through the registry, for a name the copy lacks; undefined when it does not exist. */
+  live?(name: string): Promise<KubeObject | undefined>;
+}
+
+/**
  * Every dependency any registered plugin may ask for. Add a field here when a new plugin needs
  * something new (kube: a new Wants* interface and its initializer).
  */
@@ -54,6 +67,10 @@ export interface AdmissionDeps {
   webhookConfigurations?: WebhookConfigurationLister;
   /** Admission webhooks (matchPolicy Equivalent): the other served forms of a resource's objects. */
   equivalentResources?: EquivalentResourceMapper;
+  /** Priority: the PriorityClasses (kube: their informer's lister). */
+  priorityClasses?: PriorityClassLister;
+  /** DefaultTolerationSeconds: --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (kube's 300 each when absent). */
+  defaultTolerationSeconds?: { notReady: number; unreachable: number };
 }
 
 /**

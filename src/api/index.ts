@@ -22,3 +22,4 @@ export * from './turns';
 export * from './lister';
 export * from './authorization';
 export * from './client-connection';
+export * from './scheduling';

@@ -78,6 +78,10 @@ export interface ServerConfig {
   disableAdmissionPlugins: string[];
   /** `--admission-control-config-file`: an AdmissionConfiguration (absolute path). */
   admissionControlConfigFile?: string;
+  /** `--default-not-ready-toleration-seconds` (default 300): the DefaultTolerationSeconds plugin's not-ready toleration. */
+  defaultNotReadyTolerationSeconds: number;
+  /** `--default-unreachable-toleration-seconds` (default 300): its unreachable toleration. */
+  defaultUnreachableTolerationSeconds: number;
   /** `--authorization-webhook-version`: the SubjectAccessReview version mode Webhook sends (default v1beta1). */
   authorizationWebhookVersion: string;
   /** `--authorization-webhook-cache-authorized-ttl` in ms (default 5m; 0: no caching). */

@@ -3,3 +3,4 @@ export * from './quota-controller';
 export * from './service-account-controller';
 export * from './cluster-role-aggregation-controller';
 export * from './rbac-bootstrap';
+export * from './system-priority-classes';

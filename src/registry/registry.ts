@@ -1,5 +1,6 @@
 /** The resource table: every served resource's store, found by group/version/resource; resources can be added at run time. */
 import { GenericStore, getOrUndefined, type GenericStoreDeps } from './generic-store';
+import { DeleteGuardedStore } from './delete-guarded-store';
 import { NamespaceStore } from './namespace-store';
 import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition } from './resource';
 import type { RequestContext } from './context';
@@ -33,7 +34,8 @@ export class Registry {
    */
   add(def: ResourceDefinition): GenericStore {
     this.check(def);
-    const store = new storeVariants[def.store ?? 'generic'](def, this.deps);
+    const Store = def.refuseDelete && (def.store ?? 'generic') === 'generic' ? DeleteGuardedStore : storeVariants[def.store ?? 'generic'];
+    const store = new Store(def, this.deps);
     this.stores.set(keyOf(def.group, def.version, def.resource), store);
     this.emit({ added: def });
     return store;

@@ -2,7 +2,7 @@
  * The declaration of one served resource: names, scope, verbs, subresources, schema, strategy,
  * table columns and field selectors. `registry/resources/<group>/<resource>.ts` each export one.
  */
-import { AuthorizationAttributes, Decision, FieldError, KubeObject, NameValidator, RbacEscalationChecks, RulesResult, TokenReviewResult, UserInfo } from '../api';
+import { ApiError, AuthorizationAttributes, Decision, FieldError, KubeObject, NameValidator, RbacEscalationChecks, RulesResult, TokenReviewResult, UserInfo } from '../api';
 import type { ProtobufKind } from '../storage/codec/protobuf-kinds';
 import type { RequestContext } from './context';
 
@@ -161,6 +161,12 @@ export interface ResourceDefinition {
    * on every update with the stored object; it throws an ApiError (e.g. errors.forbidden) to refuse.
    */
   authorizeWrite?: (ctx: RequestContext, write: WriteToAuthorize, settings: ResourceSettings) => Promise<void>;
+  /**
+   * kube's REST wrapping the Delete of one object (PriorityClass refuses its system classes): an
+   * ApiError refusing it before admission or any read, else undefined. A collection delete does not
+   * ask it, as kube's DeleteCollection deletes through the plain store. Only with the generic store.
+   */
+  refuseDelete?: (name: string) => ApiError | undefined;
   /**
    * kube's protobuf message of the kind (full name, no leading dot), e.g. `k8s.io.api.core.v1.Secret`;
    * its list is the same name + `List`. Absent: the kind has no protobuf form (JSON only).

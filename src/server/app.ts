@@ -7,8 +7,8 @@ import { setMaxListeners } from 'node:events';
 import express from 'express';
 import type { Logger } from 'winston';
 import type { KeyObject } from 'node:crypto';
-import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, apiVersionOf, cloneJson } from '../api';
-import { EnableOptions, Plugins, WebhookConfigurationLister, newAdmissionPlugins } from '../admission';
+import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, SCHEDULING_GROUP, apiVersionOf, cloneJson } from '../api';
+import { EnableOptions, Plugins, PriorityClassLister, WebhookConfigurationLister, newAdmissionPlugins } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
@@ -20,6 +20,7 @@ import { SharedInformers } from '../controllers/informer';
 import { rbacEscalationChecks } from '../auth/authz/rbac';
 import { bootstrapPolicyPlan } from '../auth/authz/rbac/bootstrap';
 import { ensureBootstrapPolicy } from '../controllers/rbac-bootstrap';
+import { ensureSystemPriorityClasses, systemPriorityClassesHookName } from '../controllers/system-priority-classes';
 import { rbacAuthorizerFor, rbacListers } from './rbac-authorization';
 import { equivalentResources, webhookConfigurationLister } from './admission-webhooks';
 import {
@@ -137,6 +138,8 @@ export interface ApiServerOptions {
     register?: (plugins: Plugins) => void;
     /** kube's --admission-control-config-file: an AdmissionConfiguration (config/kinds/admission.ts). */
     configFile?: string;
+    /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (DefaultTolerationSeconds; kube's 300 each). */
+    defaultTolerationSeconds?: { notReady: number; unreachable: number };
   };
 }
 
@@ -172,6 +175,8 @@ export class ApiServer {
   readonly watchFrames: WatchFrameFlusher;
   private rbacBootstrap?: Promise<void>;
   private rbacBootstrapDone = false;
+  private systemPriorityClasses?: Promise<void>;
+  private systemPriorityClassesDone = false;
   /** The server's shared informers (RBAC's listers); started and synced before the server listens. */
   readonly informers: SharedInformers;
   private readonly namespaceController: NamespaceController;
@@ -183,6 +188,8 @@ export class ApiServer {
   private readonly authorizer: Authorizer;
   /** The admission webhooks' configurations (informers made with the others, after the chain). */
   private readonly webhookConfigurations: WebhookConfigurationLister;
+  /** The Priority plugin's PriorityClasses (an informer made with the others, after the chain). */
+  private readonly priorityClasses: PriorityClassLister;
 
   /** The schema names addResource added with each resource (group/version/resource). */
   private readonly schemasAddedWith = new Map<string, string[]>();
@@ -214,6 +221,12 @@ export class ApiServer {
       authorize: (attrs) => this.authorizer.authorize(attrs),
       webhookConfigurations: { mutating: () => this.webhookConfigurations.mutating(), validating: () => this.webhookConfigurations.validating() },
       equivalentResources: (group, version, resource, subresource) => equivalentResources(this.registry, schemas, group, version, resource, subresource),
+      priorityClasses: {
+        get: (name) => this.priorityClasses.get(name),
+        list: () => this.priorityClasses.list(),
+        live: (name) => this.read(SCHEDULING_GROUP, 'priorityclasses', '', name),
+      },
+      defaultTolerationSeconds: opts.admission?.defaultTolerationSeconds,
       quotas: {
         // With resourcequotas not served (--runtime-config) there are no quotas to enforce.
         getQuotas: async (namespace, o) => {
@@ -246,6 +259,7 @@ export class ApiServer {
     });
     const listers = rbacListers(this.registry, this.informers);
     this.webhookConfigurations = webhookConfigurationLister(this.registry, this.informers);
+    this.priorityClasses = priorityClassLister(this.registry, this.informers);
     const authorizer = typeof opts.authorizer === 'function' ? opts.authorizer({ rbac: () => rbacAuthorizerFor(listers) }) : (opts.authorizer ?? alwaysAllow);
     this.authorizer = authorizer;
     // Access reviews and RBAC's escalate/bind checks ask the same chain every request passes.
@@ -282,8 +296,13 @@ export class ApiServer {
     const log: HealthCheck = { name: 'log', check: async () => true };
     const etcdCheck: HealthCheck = { name: 'etcd', check: () => opts.storage.ping() };
     // kube's post-start hooks are boot-sequence checks: on /healthz and /livez as on /readyz.
-    const postStartHooks: HealthCheck[] =
-      opts.rbacBootstrap === false ? [] : [{ name: 'poststarthook/rbac/bootstrap-roles', check: async () => this.rbacBootstrapDone }];
+    const postStartHooks: HealthCheck[] = [
+      ...(opts.rbacBootstrap === false ? [] : [{ name: 'poststarthook/rbac/bootstrap-roles', check: async () => this.rbacBootstrapDone }]),
+      // kube registers the hook with the scheduling group: not when the group is not served.
+      ...(this.registry.get(SCHEDULING_GROUP, 'v1', 'priorityclasses')
+        ? [{ name: `poststarthook/${systemPriorityClassesHookName}`, check: async () => this.systemPriorityClassesDone }]
+        : []),
+    ];
     const live = [ping, log, etcdCheck, ...postStartHooks];
     const ready = [
       ping,
@@ -418,6 +437,10 @@ export class ApiServer {
     await this.serviceAccountController.start();
     await this.clusterRoleAggregationController.start();
     await this.quotaController.start();
+    // kube's scheduling post-start hook, in the background too; its health check stays failing if it fails.
+    this.systemPriorityClasses = ensureSystemPriorityClasses(this.registry, { logger: this.opts.logger, signal: this.shutdown.signal }).then((r) => {
+      this.systemPriorityClassesDone = !r.error;
+    });
     if (this.opts.rbacBootstrap !== false) {
       // In the background, as kube's post-start hook: the server serves meanwhile, its health checks
       // wait for it. It logs what it could not reconcile.
@@ -431,6 +454,11 @@ export class ApiServer {
   /** Replaces the client CA names the TLS handshake sends (a reloaded --client-ca-file); for new connections. */
   setClientCA(pem: string): void {
     this.server?.setClientCA(pem);
+  }
+
+  /** Resolves once the system PriorityClasses have been made (or given up on; at once when not started). */
+  async systemPriorityClassesBootstrapped(): Promise<void> {
+    await this.systemPriorityClasses;
   }
 
   /** Resolves once the bootstrap RBAC policy has been reconciled (at once when that is off or not started). */
@@ -546,4 +574,14 @@ function byteFieldLookup(registry: Registry, schemas: SchemaRegistry): (apiVersi
     }
     return paths;
   };
+}
+
+/**
+ * The PriorityClasses the Priority plugin reads, from the server's shared informer (made now, so it
+ * syncs with the others before the server listens); none when scheduling.k8s.io is not served.
+ */
+function priorityClassLister(registry: Registry, informers: SharedInformers): PriorityClassLister {
+  if (!registry.get(SCHEDULING_GROUP, 'v1', 'priorityclasses')) return { get: () => undefined, list: () => [] };
+  const indexer = informers.forResource(SCHEDULING_GROUP, 'v1', 'priorityclasses').indexer;
+  return { get: (name) => indexer.get('', name), list: () => indexer.list() };
 }

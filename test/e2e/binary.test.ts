@@ -51,7 +51,7 @@ test('embedded default: kubectl works at once, secrets are 0600, data survives a
   expect(await again.stop()).toBe(0);
 });
 
-test('--etcd-servers uses an external etcd and --token-auth-file adds users', async () => {
+test('--etcd-servers uses an external etcd, --token-auth-file adds users, the toleration flags reach the plugin', async () => {
   const etcd = await startTestEtcd();
   try {
     const tokens = path.join(dir, 'tokens.csv');
@@ -62,6 +62,8 @@ test('--etcd-servers uses an external etcd and --token-auth-file adds users', as
       '--bind-address=127.0.0.1',
       `--etcd-servers=${etcd.endpoints.join(',')}`,
       `--token-auth-file=${tokens}`,
+      '--default-not-ready-toleration-seconds=42',
+      '--default-unreachable-toleration-seconds=7',
     ]);
     try {
       expect((await kubectl(srv.kubeconfig, ['get', 'ns', 'default', '-o', 'name'])).stdout).toBe('namespace/default\n');
@@ -76,6 +78,11 @@ test('--etcd-servers uses an external etcd and --token-auth-file adds users', as
       expect(bad.code).toBe(1);
       expect(bad.stderr).toContain('error: You must be logged in to the server (Unauthorized)');
       expect(await etcdRunningFor(path.join(dir, 'data', 'etcd'))).toBe(false);
+      // DefaultTolerationSeconds with the flags' seconds; Priority with the system classes made at start.
+      expect((await kubectl(srv.kubeconfig, ['run', 'p', '--image=busybox'])).code).toBe(0);
+      const seconds = await kubectl(srv.kubeconfig, ['get', 'pod', 'p', '-o', 'jsonpath={.spec.tolerations[*].tolerationSeconds} {.spec.priority}']);
+      expect(seconds.stdout).toBe('42 7 0');
+      await until('the system priority classes', async () => (await kubectl(srv.kubeconfig, ['get', 'pc', '-o', 'name'])).stdout.includes('priorityclass.scheduling.k8s.io/system-node-critical\n'));
     } finally {
       expect(await srv.stop()).toBe(0);
     }

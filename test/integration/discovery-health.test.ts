@@ -69,12 +69,12 @@ describe('legacy discovery', () => {
     });
   });
 
-  test('/apis lists the named groups in kube order (events.k8s.io, authentication.k8s.io, authorization.k8s.io, rbac.authorization.k8s.io, admissionregistration.k8s.io)', async () => {
+  test('/apis lists the named groups in kube order (events.k8s.io, authentication.k8s.io, authorization.k8s.io, rbac.authorization.k8s.io, admissionregistration.k8s.io, scheduling.k8s.io)', async () => {
     const group = (name: string) => {
       const gv = `{"groupVersion":"${name}/v1","version":"v1"}`;
       return `{"name":"${name}","versions":[${gv}],"preferredVersion":${gv}}`;
     };
-    const groups = ['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io'].map(group).join(',');
+    const groups = ['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'scheduling.k8s.io'].map(group).join(',');
     expect((await srv.request('GET', '/apis')).text).toBe(`{"kind":"APIGroupList","apiVersion":"v1","groups":[${groups}]}\n`);
   });
 
@@ -163,7 +163,7 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
     const review = (resource: string, kind: string, scope = 'Cluster') => ({ resource, responseKind: { group: '', version: '', kind }, scope, singularResource: resource.slice(0, -1), verbs: ['create'] });
     const doc = r.json();
     expect(doc).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {} });
-    expect(doc.items.map((g: { metadata: { name: string } }) => g.metadata.name)).toEqual(['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io']);
+    expect(doc.items.map((g: { metadata: { name: string } }) => g.metadata.name)).toEqual(['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'scheduling.k8s.io']);
     expect(doc.items[1]).toEqual({
       metadata: { name: 'authentication.k8s.io', creationTimestamp: null },
       versions: [{ version: 'v1', resources: [review('selfsubjectreviews', 'SelfSubjectReview'), review('tokenreviews', 'TokenReview')], freshness: 'Current' }],

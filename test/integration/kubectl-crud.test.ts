@@ -124,7 +124,7 @@ test('api-resources, api-versions and explain read discovery and OpenAPI', async
   expect(r.stdout).toMatch(/\nnamespaces\s+ns\s+v1\s+false\s+Namespace\n/);
   expect(r.stdout).toMatch(/\nresourcequotas\s+quota\s+v1\s+true\s+ResourceQuota\n/);
   expect(r.stdout).toMatch(/\nsecrets\s+v1\s+true\s+Secret\n/);
-  expect((await srv.kubectl(['api-versions'])).stdout).toBe('admissionregistration.k8s.io/v1\nauthentication.k8s.io/v1\nauthorization.k8s.io/v1\nevents.k8s.io/v1\nrbac.authorization.k8s.io/v1\nv1\n');
+  expect((await srv.kubectl(['api-versions'])).stdout).toBe('admissionregistration.k8s.io/v1\nauthentication.k8s.io/v1\nauthorization.k8s.io/v1\nevents.k8s.io/v1\nrbac.authorization.k8s.io/v1\nscheduling.k8s.io/v1\nv1\n');
   const e = await srv.kubectl(['explain', 'secret.data']);
   expect(e.code).toBe(0);
   expect(e.stdout).toMatch(/^KIND:\s+Secret\nVERSION:\s+v1\n\nFIELD: data <map\[string\]string>\n/);

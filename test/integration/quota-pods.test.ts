@@ -115,6 +115,8 @@ describe('scopes', () => {
   const ns = 'qscopes';
   beforeAll(async () => {
     expect((await srv.kubectl(['create', 'namespace', ns])).code).toBe(0);
+    // The classes the PriorityClass scope tests name: kube's Priority plugin refuses a pod naming a missing one.
+    for (const [name, value] of [['high', '1000'], ['low', '10']] as const) expect((await srv.kubectl(['create', 'priorityclass', name, `--value=${value}`])).code).toBe(0);
     for (const [name, hard, scopes] of [
       ['besteffort', 'pods=1', 'BestEffort'],
       ['notbesteffort', 'pods=5,requests.cpu=1', 'NotBestEffort'],

@@ -6,18 +6,34 @@
  * quotas (scopes) it answers to come from the evaluators in api/quota, shared with the controller.
  * Requests are batched per namespace (one evaluation at a time per namespace in this server);
  * several servers on one etcd are kept honest by the CAS and kube's re-read-and-retry loop.
+ *
+ * The plugin's configuration (kube's ResourceQuotaConfiguration) may list `limitedResources`:
+ * resources whose consumption needs a covering quota. A request consuming a resource name that
+ * contains one of a limited resource's `matchContains`, with no matching quota limiting that name,
+ * is refused (403 `insufficient quota to consume: …`); one whose object matches a limited resource's
+ * `matchScopes` with no matching scope in a quota of its namespace fails (kube's plain error, a 500
+ * `insufficient quota to match these scopes: …`). With limited resources, a namespace without any
+ * quota is evaluated too.
  */
+import { readFileSync } from 'node:fs';
 import {
   ApiError,
+  FieldError,
+  FieldPath,
   KubeObject,
   QuotaEvaluator,
   ResourceList,
   ScopeMatchError,
+  type ScopeRequirement,
   addLists,
+  aggregateMessages,
   errors,
   exceededNames,
   failureStatus,
+  fieldErrorString,
+  fieldErrors,
   fromResourceList,
+  goPathError,
   isQuotaIgnoredResource,
   listsEqual,
   maskList,
@@ -29,6 +45,7 @@ import {
   quotaScopeSelectors,
   quotaShape,
   removeZeros,
+  scopeRequirementText,
   subtractNonNegative,
   toResourceList,
 } from '../../api';
@@ -36,14 +53,28 @@ import type { RequestContext } from '../../api/request-context';
 import { QuotaAccessor, requireDep } from '../deps';
 import { AdmissionAttributes, AdmissionPlugin, handlesOperations } from '../interface';
 import type { Plugins } from '../plugin-registry';
-import { configVersion, defineConfigKind, loadConfig, s, type ConfigSource } from '../../config/versioned-config';
+import { ConfigDecodeError, ConfigScheme, configVersion, defineConfigKind, s, type ConfigSource } from '../../config/versioned-config';
+
 
 export const resourceQuotaPluginName = 'ResourceQuota';
+
+/** kube's LimitedResource: a resource whose consumption must be covered by a quota. */
+export interface LimitedResource {
+  /** The resource's API group ("" for core). */
+  apiGroup: string;
+  resource: string;
+  /** A consumed resource name containing one of these needs a quota limiting it. */
+  matchContains: string[];
+  /** An object matching one of these scopes needs a quota of its namespace with that scope. */
+  matchScopes: ScopeRequirement[];
+}
 
 export interface ResourceQuotaAdmissionOptions {
   accessor: QuotaAccessor;
   /** How long one admission waits for its evaluation (kube: 10 s). */
   timeoutMs?: number;
+  /** The configuration's limitedResources (none by default). */
+  limitedResources?: readonly LimitedResource[];
 }
 
 export { objectCountResourceNames };
@@ -70,22 +101,59 @@ function hasUsageStats(q: KubeObject, restricted: string[]): boolean {
   return Object.keys(quotaShape(q).status?.hard ?? {}).every((n) => !restricted.includes(n) || n in used);
 }
 
+/** kube's limitedByDefault: the consumed names (positive usage) containing one of a limited resource's matchContains. */
+function limitedByDefault(usage: ResourceList, limited: readonly LimitedResource[]): Set<string> {
+  const names = new Set<string>();
+  for (const l of limited) {
+    for (const [name, q] of usage) if (q.sign() > 0 && l.matchContains.some((m) => name.includes(m))) names.add(name);
+  }
+  return names;
+}
+
 /**
  * kube's CheckRequest: the quotas with the request's usage charged (the input itself when nothing
  * is charged), or throws the error the request gets: 403 when a quota is exceeded, its usage is
- * unknown, or the object lacks what the quota requires. Does not mutate its input.
+ * unknown, the object lacks what the quota requires, or a limited resource it consumes has no
+ * covering quota; a plain 500 when a limited scope it matches has none. Does not mutate its input.
  */
-export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes, now: Date = new Date(), ev: QuotaEvaluator = quotaEvaluatorFor(a.group, a.resource)): KubeObject[] {
+export function checkRequest(
+  quotas: KubeObject[],
+  a: AdmissionAttributes,
+  now: Date = new Date(),
+  ev: QuotaEvaluator = quotaEvaluatorFor(a.group, a.resource),
+  limited: readonly LimitedResource[] = [],
+): KubeObject[] {
   if (!ev.handles(a.operation, a.subresource)) return quotas;
   const obj = a.object ?? ({ metadata: {} } as KubeObject);
+
+  // kube's getMatchedLimitedScopes: the scopes of every limited resource the object matches (a
+  // scope that cannot be evaluated lets the request through, as kube's does).
+  let limitedScopes: ScopeRequirement[];
+  try {
+    limitedScopes = limited.flatMap((l) => l.matchScopes.filter((r) => ev.matchesScope(r, obj)));
+  } catch (e) {
+    if (e instanceof ScopeMatchError) return quotas;
+    throw e;
+  }
+  // The resource names whose consumption needs a covering quota.
+  const limitedHere = limited.filter((l) => l.apiGroup === a.group && l.resource === a.resource);
+  const limitedNames = limitedHere.length ? limitedByDefault(ev.usage(obj, now), limitedHere) : new Set<string>();
+
   const interesting: number[] = [];
+  // What the matching quotas limit, and the scopes of every quota the object matches.
+  const restrictedNames = new Set<string>();
+  const restrictedScopes: ScopeRequirement[] = [];
   quotas.forEach((q, i) => {
     const name = q.metadata.name ?? '';
     // kube's MatchingScopes, then Matches (which decides the same requirements again): a requirement
     // that cannot be evaluated fails the request as a plain error.
     let scoped = true;
     try {
-      for (const r of quotaScopeSelectors(q)) scoped = ev.matchesScope(r, obj) && scoped;
+      for (const r of quotaScopeSelectors(q)) {
+        const matches = ev.matchesScope(r, obj);
+        if (matches) restrictedScopes.push(r);
+        scoped = matches && scoped;
+      }
     } catch (e) {
       if (e instanceof ScopeMatchError) throw plainError(`error matching scopes of quota ${name}, err: ${e.message}`);
       throw e;
@@ -96,6 +164,7 @@ export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes, now: 
     if (unmet) throw forbidden(a, `failed quota: ${name}: ${unmet}`);
     if (!hasUsageStats(q, restricted)) throw forbidden(a, `status unknown for quota: ${name}, resources: ${prettyPrintNames(restricted)}`);
     interesting.push(i);
+    for (const n of restricted) restrictedNames.add(n);
   });
 
   let delta: ResourceList = ev.usage(obj, now);
@@ -107,7 +176,14 @@ export function checkRequest(quotas: KubeObject[], a: AdmissionAttributes, now: 
     if (a.oldObject.metadata.resourceVersion) delta = subtractNonNegative(delta, ev.usage(a.oldObject, now));
   }
   delta = removeZeros(delta);
-  if (!delta.size || !interesting.length) return quotas;
+  if (!delta.size) return quotas;
+
+  // Every limited name consumed must be limited by a matching quota, every limited scope matched by one.
+  const uncovered = [...limitedNames].filter((n) => !restrictedNames.has(n)).sort();
+  if (uncovered.length) throw forbidden(a, `insufficient quota to consume: ${uncovered.join(',')}`);
+  const uncoveredScopes = limitedScopes.filter((l) => !restrictedScopes.some((r) => r.scopeName === l.scopeName));
+  if (uncoveredScopes.length) throw plainError(`insufficient quota to match these scopes: [${uncoveredScopes.map(scopeRequirementText).join(' ')}]`);
+  if (!interesting.length) return quotas;
 
   // Only the charged quotas are copied (a new status each); the rest are the caller's own objects.
   const out = [...quotas];
@@ -201,7 +277,8 @@ class NamespaceWorkQueue {
       for (const w of waiters) w.result = e;
       return;
     }
-    if (!quotas.length) {
+    // With limited resources, a namespace without quotas is checked too: its requests may need one.
+    if (!quotas.length && !this.opts.limitedResources?.length) {
       for (const w of waiters) w.result = undefined;
       return;
     }
@@ -215,7 +292,7 @@ class NamespaceWorkQueue {
     for (const w of waiters) {
       let next: KubeObject[];
       try {
-        next = checkRequest(quotas, w.attrs, w.now, w.ev);
+        next = checkRequest(quotas, w.attrs, w.now, w.ev, this.opts.limitedResources);
       } catch (e) {
         w.result = e;
         continue;
@@ -286,37 +363,93 @@ export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlu
 }
 
 /**
- * kube's ResourceQuotaConfiguration (`apiserver.config.k8s.io/v1`; kube's older
- * `resourcequota.admission.k8s.io` Configuration is not read): only its absence, or an empty
- * `limitedResources`, is supported yet; anything else is refused rather than ignored.
+ * kube's ResourceQuotaConfiguration (apiserver pkg/admission/plugin/resourcequota/apis): read in
+ * `apiserver.config.k8s.io/v1` (kind ResourceQuotaConfiguration) and in the older
+ * `resourcequota.admission.k8s.io/v1beta1` and `v1alpha1` (kind Configuration), all the same
+ * shape, decoded strictly as kube's LoadConfiguration does and validated (a limited resource
+ * needs a `resource`). Errors are kube's own text, which the chain prefixes with the plugin's name.
  */
-function quotaConfigShape(pkg: string) {
-  return s.struct(`${pkg}.Configuration`, {
-    limitedResources: s.list(
-      s.struct(`${pkg}.LimitedResource`, { apiGroup: s.string(), resource: s.string(), matchContains: s.list(s.string()), matchScopes: s.list(s.any()) }),
+function limitedResourceShape(pkg: string) {
+  return s.struct(`${pkg}.LimitedResource`, {
+    apiGroup: s.string(),
+    resource: s.string(),
+    matchContains: s.list(s.string()),
+    matchScopes: s.list(
+      s.struct('v1.ScopedResourceSelectorRequirement', {
+        scopeName: s.string('v1.ResourceQuotaScope'),
+        operator: s.string('v1.ScopeSelectorOperator'),
+        values: s.list(s.string()),
+      }),
     ),
   });
 }
-const quotaConfigVersion = (pkg: string) => configVersion(quotaConfigShape(pkg), { toInternal: (v) => ({ limitedResources: v.limitedResources ?? [] }) });
-const resourceQuotaConfigurationKind = defineConfigKind<{ limitedResources: unknown[] }>({
-  group: 'apiserver.config.k8s.io',
-  kind: 'ResourceQuotaConfiguration',
-  versions: {
-    v1: quotaConfigVersion('v1'),
-  },
-  internalType: '*resourcequota.Configuration',
-});
 
-function checkResourceQuotaConfiguration(source: ConfigSource | undefined): void {
-  if (!source) return;
-  const config = loadConfig(source, resourceQuotaConfigurationKind);
-  if (config.limitedResources.length) throw new Error('limitedResources is not supported by this server');
+function quotaConfigVersion(pkg: string) {
+  const shape = s.struct(`${pkg}.Configuration`, { limitedResources: s.list(limitedResourceShape(pkg)) });
+  return configVersion(shape, {
+    toInternal: (v): ResourceQuotaConfiguration => ({
+      limitedResources: (v.limitedResources ?? []).map((l) => ({
+        apiGroup: l.apiGroup,
+        resource: l.resource,
+        matchContains: l.matchContains ?? [],
+        matchScopes: (l.matchScopes ?? []).map((r) => ({ scopeName: r.scopeName, operator: r.operator, values: r.values ?? [] })),
+      })),
+    }),
+  });
 }
 
-/** Configuration: a ResourceQuotaConfiguration without limitedResources; needs deps.quotas (and deps.quotaTimeoutMs if set). */
+export interface ResourceQuotaConfiguration {
+  limitedResources: LimitedResource[];
+}
+
+const quotaConfigKind = (group: string, kind: string, versions: string[]) =>
+  defineConfigKind<ResourceQuotaConfiguration>({
+    group,
+    kind,
+    versions: Object.fromEntries(versions.map((v) => [v, quotaConfigVersion(v)])),
+    internalType: '*resourcequota.Configuration',
+  });
+
+/** kube's scheme of the plugin (its name is where kube's config.go makes it). */
+const resourceQuotaConfigScheme = new ConfigScheme('k8s.io/apiserver/pkg/admission/plugin/resourcequota/config.go:31', [
+  quotaConfigKind('apiserver.config.k8s.io', 'ResourceQuotaConfiguration', ['v1']),
+  quotaConfigKind('resourcequota.admission.k8s.io', 'Configuration', ['v1beta1', 'v1alpha1']),
+]);
+
+/** kube's ValidateConfiguration. */
+function validateConfiguration(c: ResourceQuotaConfiguration): FieldError[] {
+  const path = FieldPath.root('limitedResources');
+  return c.limitedResources.flatMap((l, i) => (l.resource ? [] : [fieldErrors.required(path.index(i).child('resource'), '')]));
+}
+
+/** kube's LoadConfiguration and ValidateConfiguration: no source is the empty configuration. Throws Error with kube's text. */
+export function loadResourceQuotaConfiguration(source: ConfigSource | undefined): ResourceQuotaConfiguration {
+  if (!source) return { limitedResources: [] };
+  let data: string | Buffer;
+  if ('text' in source) data = source.text;
+  else {
+    try {
+      data = readFileSync(source.path);
+    } catch (e) {
+      throw new Error(goPathError('open', source.path, e));
+    }
+  }
+  let config: ResourceQuotaConfiguration;
+  try {
+    config = resourceQuotaConfigScheme.decode(data).config as ResourceQuotaConfiguration;
+  } catch (e) {
+    if (e instanceof ConfigDecodeError) throw new Error(e.message);
+    throw e;
+  }
+  const errs = validateConfiguration(config);
+  if (errs.length) throw new Error(aggregateMessages(errs.map(fieldErrorString)));
+  return config;
+}
+
+/** Configuration: a ResourceQuotaConfiguration (its limitedResources); needs deps.quotas (and deps.quotaTimeoutMs if set). */
 export function registerResourceQuota(plugins: Plugins): void {
   plugins.register(resourceQuotaPluginName, (config, deps) => {
-    checkResourceQuotaConfiguration(config);
-    return resourceQuota({ accessor: requireDep(deps, 'quotas', resourceQuotaPluginName), timeoutMs: deps.quotaTimeoutMs });
+    const { limitedResources } = loadResourceQuotaConfiguration(config);
+    return resourceQuota({ accessor: requireDep(deps, 'quotas', resourceQuotaPluginName), timeoutMs: deps.quotaTimeoutMs, limitedResources });
   });
 }

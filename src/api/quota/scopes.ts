@@ -37,7 +37,7 @@ export function quotaScopeSelectors(q: KubeObject): ScopeRequirement[] {
 export class ScopeMatchError extends Error {}
 
 /** Go's %v of the requirement struct: `{PriorityClass In [a b]}`. */
-function scopeRequirementText(r: ScopeRequirement): string {
+export function scopeRequirementText(r: ScopeRequirement): string {
   return `{${r.scopeName ?? ''} ${r.operator ?? ''} [${(r.values ?? []).join(' ')}]}`;
 }
 

@@ -5,7 +5,7 @@
  * server has is checked before anything starts, with the registry (admission/plugin-registry.ts,
  * kube's messages; config/ cannot see the plugins), which stops the start.
  */
-import type { FlagSpec } from '../pflag';
+import { type FlagSpec, FlagValueError, parseGoInt } from '../pflag';
 import type { ServerConfig } from '../server-config';
 import type { ApplyContext, OptionsGroup } from './group';
 
@@ -29,12 +29,12 @@ export class AdmissionOptions implements OptionsGroup {
       },
       {
         name: 'disable-admission-plugins', typeName: 'strings', defaultText: '',
-        help: "Admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook; kube-apiserver's other plugins (PodSecurity, LimitRanger, ...) are accepted too, as they are off here anyway.",
+        help: "Admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: DefaultTolerationSeconds, EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, Priority, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook; kube-apiserver's other plugins (PodSecurity, LimitRanger, ...) are accepted too, as they are off here anyway.",
         set: (v) => { this.disablePlugins = appendSlice(this.disablePlugins, v); },
       },
       {
         name: 'enable-admission-plugins', typeName: 'strings', defaultText: '',
-        help: 'Admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook.',
+        help: 'Admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota here). The order of plugins in this flag does not matter. Comma-delimited list of: DefaultTolerationSeconds, EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, Priority, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook.',
         set: (v) => { this.enablePlugins = appendSlice(this.enablePlugins, v); },
       },
     ];
@@ -51,5 +51,54 @@ export class AdmissionOptions implements OptionsGroup {
     config.enableAdmissionPlugins = [...this.enablePlugins];
     config.disableAdmissionPlugins = [...this.disablePlugins];
     config.admissionControlConfigFile = ctx.optionalPath(this.configFile);
+  }
+}
+
+/**
+ * Go's flag.Int64 (kube registers both toleration flags on Go's flag set, in
+ * plugin/pkg/admission/defaulttolerationseconds): strconv.ParseInt(s, 0, 64), its error reduced to
+ * Go flag's own words.
+ */
+function parseGoFlagInt64(v: string): number {
+  try {
+    return parseGoInt(v, 0, 64);
+  } catch (e) {
+    if (e instanceof FlagValueError) throw new FlagValueError(e.message.endsWith('value out of range') ? 'value out of range' : 'parse error');
+    throw e;
+  }
+}
+
+/**
+ * The DefaultTolerationSeconds plugin's two flags. kube-apiserver adds them (AddCustomGlobalFlags,
+ * cmd/kube-apiserver/app/options/globalflags.go) to its "generic" flag set, so they print under
+ * "Generic flags:"; type `int`, as pflag shows a Go int64 flag. Not validated, as in kube.
+ */
+export class DefaultTolerationSecondsOptions implements OptionsGroup {
+  readonly section = 'generic';
+  notReadySeconds = 300;
+  unreachableSeconds = 300;
+
+  flags(): FlagSpec[] {
+    return [
+      {
+        name: 'default-not-ready-toleration-seconds', typeName: 'int', defaultText: '300',
+        help: 'The tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration given to every pod that does not already tolerate that taint.',
+        set: (v) => { this.notReadySeconds = parseGoFlagInt64(v); },
+      },
+      {
+        name: 'default-unreachable-toleration-seconds', typeName: 'int', defaultText: '300',
+        help: 'The tolerationSeconds of the node.kubernetes.io/unreachable:NoExecute toleration given to every pod that does not already tolerate that taint.',
+        set: (v) => { this.unreachableSeconds = parseGoFlagInt64(v); },
+      },
+    ];
+  }
+
+  validate(): string[] {
+    return [];
+  }
+
+  applyTo(config: Pick<ServerConfig, 'defaultNotReadyTolerationSeconds' | 'defaultUnreachableTolerationSeconds'>): void {
+    config.defaultNotReadyTolerationSeconds = this.notReadySeconds;
+    config.defaultUnreachableTolerationSeconds = this.unreachableSeconds;
   }
 }

@@ -3,7 +3,7 @@
  * AddFlags). A new group is one file here and one line in newServerRunOptions().
  */
 import type { OptionsGroup } from './group';
-import { AdmissionOptions } from './admission';
+import { AdmissionOptions, DefaultTolerationSecondsOptions } from './admission';
 import { APIEnablementOptions } from './api-enablement';
 import { AuditOptions } from './audit';
 import { BuiltInAuthenticationOptions } from './authentication';
@@ -21,6 +21,7 @@ import { StandaloneOptions } from './standalone';
 export type { ApplyContext, FlagSectionName, OptionsGroup } from './group';
 export {
   AdmissionOptions,
+  DefaultTolerationSecondsOptions,
   APIEnablementOptions,
   AuditOptions,
   BuiltInAuthenticationOptions,
@@ -53,6 +54,8 @@ export function newServerRunOptions() {
     authorization: new BuiltInAuthorizationOptions(),
     apiEnablement: new APIEnablementOptions(),
     admission: new AdmissionOptions(),
+    // kube-apiserver's custom global flags, which it adds to its generic flag set after the others.
+    defaultTolerationSeconds: new DefaultTolerationSecondsOptions(),
     metrics: new MetricsOptions(),
     logs: new LogsOptions(),
     misc: new MiscOptions(),

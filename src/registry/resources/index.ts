@@ -19,6 +19,7 @@ import { rolebindings } from './rbac/rolebindings';
 import { roles } from './rbac/roles';
 import { mutatingwebhookconfigurations } from './admissionregistration/mutatingwebhookconfigurations';
 import { validatingwebhookconfigurations } from './admissionregistration/validatingwebhookconfigurations';
+import { priorityclasses } from './scheduling/priorityclasses';
 
 /** The built-in resources, in discovery order. */
-export const builtinResources: ResourceDefinition[] = [configmaps, events, namespaces, pods, resourcequotas, secrets, serviceaccounts, eventsV1, selfsubjectreviews, tokenreviews, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews, clusterrolebindings, clusterroles, rolebindings, roles, mutatingwebhookconfigurations, validatingwebhookconfigurations];
+export const builtinResources: ResourceDefinition[] = [configmaps, events, namespaces, pods, resourcequotas, secrets, serviceaccounts, eventsV1, selfsubjectreviews, tokenreviews, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews, clusterrolebindings, clusterroles, rolebindings, roles, mutatingwebhookconfigurations, validatingwebhookconfigurations, priorityclasses];

@@ -3,7 +3,7 @@
  * which singular fields are Go pointers (written only when set, and kept in JSON even when zero)
  * and which fields lack `omitempty` in their JSON tag (kept in JSON even when empty).
  * Source: the Go structs of apimachinery@v0.32.13 pkg/apis/meta/v1/types.go and
- * api@v0.32.13 core/v1/types.go (the Pod entries generated from it), rbac/v1/types.go, authorization/v1/types.go and admissionregistration/v1/types.go,
+ * api@v0.32.13 core/v1/types.go (the Pod entries generated from it), rbac/v1/types.go, authorization/v1/types.go, admissionregistration/v1/types.go and scheduling/v1/types.go,
  * and their gogo-generated MarshalToSizedBuffer.
  * Keys are protobuf full names without the leading dot.
  */
@@ -14,6 +14,7 @@ const AUTHZ = 'k8s.io.api.authorization.v1';
 const RBAC = 'k8s.io.api.rbac.v1';
 const EVENTS = 'k8s.io.api.events.v1';
 const ADMREG = 'k8s.io.api.admissionregistration.v1';
+const SCHED = 'k8s.io.api.scheduling.v1';
 
 /**
  * Fields whose JSON name is not their protobuf name (kube's generated.proto names a field after the
@@ -56,6 +57,7 @@ export const GO_POINTER_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new M
     [`${ADMREG}.Rule`]: ['scope'],
     [`${ADMREG}.MutatingWebhook`]: ['failurePolicy', 'matchPolicy', 'namespaceSelector', 'objectSelector', 'sideEffects', 'timeoutSeconds', 'reinvocationPolicy'],
     [`${ADMREG}.ValidatingWebhook`]: ['failurePolicy', 'matchPolicy', 'namespaceSelector', 'objectSelector', 'sideEffects', 'timeoutSeconds'],
+    [`${SCHED}.PriorityClass`]: ['preemptionPolicy'],
     // core/v1 Pod and what it holds (generated from core/v1 types.go).
     [`${CORE}.Affinity`]: ['nodeAffinity', 'podAffinity', 'podAntiAffinity'],
     [`${CORE}.AppArmorProfile`]: ['localhostProfile'],
@@ -164,6 +166,9 @@ export const JSON_REQUIRED_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = ne
     [`${ADMREG}.MatchCondition`]: ['name', 'expression'],
     [`${ADMREG}.MutatingWebhookConfigurationList`]: ['items'],
     [`${ADMREG}.ValidatingWebhookConfigurationList`]: ['items'],
+    // scheduling/v1 (value has no omitempty).
+    [`${SCHED}.PriorityClass`]: ['value'],
+    [`${SCHED}.PriorityClassList`]: ['items'],
     // core/v1 Pod and what it holds (generated from core/v1 types.go).
     [`${CORE}.AWSElasticBlockStoreVolumeSource`]: ['volumeID'],
     [`${CORE}.AppArmorProfile`]: ['type'],

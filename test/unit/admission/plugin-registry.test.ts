@@ -368,17 +368,42 @@ describe("this server's plugins", () => {
       updateQuotaStatus: async (q) => q,
     },
     serviceAccounts: { cached: () => undefined, live: async () => undefined },
+    priorityClasses: { get: () => undefined, list: () => [] },
   };
 
   test("every plugin of this server is registered; kube's default-on ones are on, in kube's order", () => {
     const plugins = newAdmissionPlugins();
-    expect(plugins.registered()).toEqual(['EventRateLimit', 'ImagePolicyWebhook', 'MutatingAdmissionWebhook', 'NamespaceLifecycle', 'ResourceQuota', 'ServiceAccount', 'ValidatingAdmissionWebhook']);
-    expect(plugins.enabledPluginNames()).toEqual(['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
-    expect(plugins.enabledPluginNames({ disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ServiceAccount'] })).toEqual(['NamespaceLifecycle']);
+    expect(plugins.registered()).toEqual([
+      'DefaultTolerationSeconds',
+      'EventRateLimit',
+      'ImagePolicyWebhook',
+      'MutatingAdmissionWebhook',
+      'NamespaceLifecycle',
+      'Priority',
+      'ResourceQuota',
+      'ServiceAccount',
+      'ValidatingAdmissionWebhook',
+    ]);
+    expect(plugins.enabledPluginNames()).toEqual([
+      'NamespaceLifecycle',
+      'ServiceAccount',
+      'Priority',
+      'DefaultTolerationSeconds',
+      'MutatingAdmissionWebhook',
+      'ValidatingAdmissionWebhook',
+      'ResourceQuota',
+    ]);
+    expect(
+      plugins.enabledPluginNames({
+        disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds'],
+      }),
+    ).toEqual(['NamespaceLifecycle']);
     expect(plugins.enabledPluginNames({ enable: ['ImagePolicyWebhook', 'EventRateLimit'] })).toEqual([
       'NamespaceLifecycle',
       'ServiceAccount',
       'ImagePolicyWebhook',
+      'Priority',
+      'DefaultTolerationSeconds',
       'EventRateLimit',
       'MutatingAdmissionWebhook',
       'ValidatingAdmissionWebhook',
@@ -417,14 +442,30 @@ describe("this server's plugins", () => {
     expect(() => plugins.newFromPlugins(['ResourceQuota'], {}, { getNamespace })).toThrow('admission plugin "ResourceQuota" needs quotas');
   });
 
-  test('ResourceQuota takes a ResourceQuotaConfiguration without limitedResources and refuses the rest', () => {
+  test('ResourceQuota reads kube\'s ResourceQuotaConfiguration in its three versions, with kube\'s errors', () => {
     const plugins = newAdmissionPlugins();
-    const cfg = (c: unknown) => plugins.newFromPlugins(['ResourceQuota'], { ResourceQuota: { text: JSON.stringify(c), path: '/etc/admission.yaml' } }, deps);
+    const cfg = (c: unknown) => plugins.newFromPlugins(['ResourceQuota'], { ResourceQuota: { text: typeof c === 'string' ? c : JSON.stringify(c), path: '/etc/admission.yaml' } }, deps);
+    const limited = [{ resource: 'pods', matchScopes: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] }];
     expect(cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration' }).names).toEqual(['ResourceQuota']);
     expect(cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [] }).names).toEqual(['ResourceQuota']);
-    expect(() => cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [{ resource: 'pods', matchContains: ['cpu'] }] })).toThrow(
-      'limitedResources is not supported',
+    expect(cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: limited }).names).toEqual(['ResourceQuota']);
+    expect(cfg({ apiVersion: 'resourcequota.admission.k8s.io/v1beta1', kind: 'Configuration', limitedResources: limited }).names).toEqual(['ResourceQuota']);
+    expect(cfg('apiVersion: resourcequota.admission.k8s.io/v1alpha1\nkind: Configuration\nlimitedResources:\n- resource: pods\n  matchContains: [cpu]\n').names).toEqual(['ResourceQuota']);
+    expect(() => cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [{ matchContains: ['cpu'] }, { resource: 'pods' }, {}] })).toThrow(
+      'couldn\'t init admission plugin "ResourceQuota": [limitedResources[0].resource: Required value, limitedResources[2].resource: Required value]',
     );
-    expect(() => cfg('text')).toThrow('failed to load ResourceQuotaConfiguration from file "/etc/admission.yaml"');
+    expect(() => cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [{ resource: 'pods', matchScope: [] }] })).toThrow(
+      'strict decoding error: unknown field "limitedResources[0].matchScope"',
+    );
+    expect(() => cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'Configuration' })).toThrow(
+      'no kind "Configuration" is registered for version "apiserver.config.k8s.io/v1" in scheme "k8s.io/apiserver/pkg/admission/plugin/resourcequota/config.go:31"',
+    );
+    expect(() => cfg({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'ResourceQuotaConfiguration', limitedResources: [{ resource: 'pods', matchContains: 'cpu' }] })).toThrow(
+      'json: cannot unmarshal string into Go struct field LimitedResource.limitedResources.matchContains of type []string',
+    );
+    expect(() => plugins.newFromPlugins(['ResourceQuota'], { ResourceQuota: { path: '/nonexistent/quota.yaml' } }, deps)).toThrow(
+      'couldn\'t init admission plugin "ResourceQuota": open /nonexistent/quota.yaml: no such file or directory',
+    );
   });
+
 });

@@ -36,9 +36,12 @@ describe('parseFlags defaults', () => {
       writeCertKubeconfig: '/srv/apiserver/.data/admin-cert.kubeconfig',
       tokenAuthFile: undefined,
       clientCaFile: undefined,
+      anonymousAuth: undefined,
+      authenticationConfig: undefined,
       serviceAccountIssuers: [],
       serviceAccountKeyFiles: [],
       serviceAccountSigningKeyFile: undefined,
+      serviceAccountJwksUri: undefined,
       apiAudiences: [],
       serviceAccountMaxTokenExpirationSeconds: 0,
       // Ours: RBAC when no authorization flag is given (kube: AlwaysAllow).
@@ -51,6 +54,8 @@ describe('parseFlags defaults', () => {
       enableAdmissionPlugins: [],
       disableAdmissionPlugins: [],
       admissionControlConfigFile: undefined,
+      defaultNotReadyTolerationSeconds: 300,
+      defaultUnreachableTolerationSeconds: 300,
       featureGates: new Map(),
       runtimeConfig: new Map(),
       watchCache: true,
@@ -298,7 +303,14 @@ describe('usage', () => {
       'Global flags:',
     ]);
     expect(Object.fromEntries(byName)).toEqual({
-      'Generic flags:': ['feature-gates', 'max-mutating-requests-inflight', 'max-requests-inflight', 'request-timeout'],
+      'Generic flags:': [
+        'default-not-ready-toleration-seconds',
+        'default-unreachable-toleration-seconds',
+        'feature-gates',
+        'max-mutating-requests-inflight',
+        'max-requests-inflight',
+        'request-timeout',
+      ],
       'Etcd flags:': ['etcd-cafile', 'etcd-certfile', 'etcd-compaction-interval', 'etcd-keyfile', 'etcd-prefix', 'etcd-servers', 'watch-cache'],
       'Secure serving flags:': [
         'bind-address',

@@ -222,6 +222,8 @@ describe('/openapi/v3 index and ETags', () => {
       'apis/events.k8s.io/v1',
       'apis/rbac.authorization.k8s.io',
       'apis/rbac.authorization.k8s.io/v1',
+      'apis/scheduling.k8s.io',
+      'apis/scheduling.k8s.io/v1',
     ]);
     const doc = v3.docs.get('api/v1') as { body: Buffer; etag: string };
     expect(v3.index.paths['api/v1']).toEqual({ serverRelativeURL: `/openapi/v3/api/v1?hash=${doc.etag}` });
@@ -263,6 +265,8 @@ describe('/openapi/v3 index and ETags', () => {
       'apis/rbac.authorization.k8s.io',
       'apis/rbac.authorization.k8s.io/v1',
       'apis/rbac.authorization.k8s.io/v1beta1',
+      'apis/scheduling.k8s.io',
+      'apis/scheduling.k8s.io/v1',
     ]);
     const doc = JSON.parse((r.docs.get('apis/rbac.authorization.k8s.io/v1beta1') as { body: Buffer }).body.toString()) as Json;
     const op = doc.paths['/apis/rbac.authorization.k8s.io/v1beta1/namespaces/{namespace}/secrets'].get;

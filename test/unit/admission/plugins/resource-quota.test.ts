@@ -1,6 +1,6 @@
 /** ResourceQuota admission (kube-facts §1.7, §6): matching, messages, charging, CAS retries, dry-run. */
 import { ApiError, errors, KubeObject, RequestContext } from '../../../../src/api';
-import { AdmissionAttributes, checkRequest, objectCountResourceNames, QuotaAccessor, resourceQuota } from '../../../../src/admission';
+import { AdmissionAttributes, checkRequest, LimitedResource, objectCountResourceNames, QuotaAccessor, resourceQuota } from '../../../../src/admission';
 
 const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
 const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
@@ -74,6 +74,59 @@ describe('checkRequest', () => {
       quota('selected', { secrets: '0' }, { secrets: '0' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'Exists' }] } }),
     ];
     expect(checkRequest(qs, attrs())).toBe(qs);
+  });
+});
+
+describe('limitedResources', () => {
+  const now = new Date();
+  const podAttrs = (spec: Record<string, unknown>, over: Partial<AdmissionAttributes> = {}) =>
+    attrs({ resource: 'pods', kind: 'Pod', name: 'p', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec } as KubeObject, ...over });
+  const withMemory = { containers: [{ name: 'c', resources: { requests: { memory: '1Gi', cpu: '1' } } }] };
+  const critical = { priorityClassName: 'critical', containers: [{ name: 'c' }] };
+  const byName: LimitedResource = { apiGroup: '', resource: 'pods', matchContains: ['memory'], matchScopes: [] };
+  const byScope: LimitedResource = { apiGroup: '', resource: 'pods', matchContains: [], matchScopes: [{ scopeName: 'PriorityClass', operator: 'In', values: ['critical'] }] };
+  const check = (qs: KubeObject[], a: AdmissionAttributes, limited: LimitedResource[]) => checkRequest(qs, a, now, undefined, limited);
+
+  test('every consumed name containing a matchContains needs a matching quota limiting it (kube’s sorted list)', () => {
+    expect(message(() => check([], podAttrs(withMemory), [byName]))?.message).toBe('pods "p" is forbidden: insufficient quota to consume: memory,requests.memory');
+    const memoryOnly = quota('m', { 'requests.memory': '2Gi' }, { 'requests.memory': '0' });
+    expect(message(() => check([memoryOnly], podAttrs(withMemory), [byName]))?.message).toBe('pods "p" is forbidden: insufficient quota to consume: memory');
+    const both = quota('b', { 'requests.memory': '2Gi', memory: '2Gi' }, { 'requests.memory': '0', memory: '0' });
+    expect(check([both], podAttrs(withMemory), [byName])[0]?.status).toEqual({ hard: { 'requests.memory': '2Gi', memory: '2Gi' }, used: { 'requests.memory': '1Gi', memory: '1Gi' } });
+    // A quota whose scopes the pod does not match does not cover it.
+    const scoped = quota('s', { 'requests.memory': '2Gi', memory: '2Gi' }, { 'requests.memory': '0', memory: '0' }, { scopes: ['Terminating'] });
+    expect(message(() => check([scoped], podAttrs(withMemory), [byName]))?.code).toBe(403);
+  });
+
+  test('nothing consumed, another resource, or another group: not limited', () => {
+    expect(check([], podAttrs({ containers: [{ name: 'c' }] }), [byName])).toEqual([]);
+    expect(check([], attrs(), [{ ...byName, resource: 'secrets' }])).toEqual([]);
+    expect(check([], podAttrs(withMemory), [{ ...byName, apiGroup: 'example.com' }])).toEqual([]);
+    // Object counts are names too.
+    expect(message(() => check([], attrs(), [{ apiGroup: '', resource: 'secrets', matchContains: ['count/'], matchScopes: [] }]))?.message).toBe(
+      'secrets "s" is forbidden: insufficient quota to consume: count/secrets',
+    );
+  });
+
+  test('a matched limited scope needs a quota with a matching scope of that name: kube’s plain error', () => {
+    const st = message(() => check([], podAttrs(critical), [byScope]));
+    expect(st).toMatchObject({ code: 500, message: 'insufficient quota to match these scopes: [{PriorityClass In [critical]}]' });
+    expect(st?.reason).toBeUndefined();
+    const covering = quota('c', { pods: '10' }, { pods: '0' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'Exists' }] } });
+    expect((check([covering], podAttrs(critical), [byScope])[0]?.status as { used: unknown }).used).toEqual({ pods: '1' });
+    // A pod of another class does not match the limited scope.
+    expect(check([], podAttrs({ priorityClassName: 'usual', containers: [{ name: 'c' }] }), [byScope])).toEqual([]);
+    // A limited scope that cannot be evaluated lets the request through, as kube's does.
+    const broken: LimitedResource = { ...byScope, matchScopes: [{ scopeName: 'PriorityClass', operator: 'In', values: ['not a value!'] }] };
+    expect(check([], podAttrs(critical), [broken])).toEqual([]);
+  });
+
+  test('the plugin evaluates a namespace without quotas when resources are limited', async () => {
+    const empty: QuotaAccessor = { getQuotas: async () => [], updateQuotaStatus: async (q) => q };
+    await expect(resourceQuota({ accessor: empty }).validate?.(ctx, podAttrs(withMemory))).resolves.toBeUndefined();
+    await expect(resourceQuota({ accessor: empty, limitedResources: [byName] }).validate?.(ctx, podAttrs(withMemory))).rejects.toMatchObject({
+      status: { code: 403, message: 'pods "p" is forbidden: insufficient quota to consume: memory,requests.memory' },
+    });
   });
 });
 

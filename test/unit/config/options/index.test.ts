@@ -18,6 +18,8 @@ describe('the options groups together', () => {
       ['BuiltInAuthorizationOptions', 'authorization'],
       ['APIEnablementOptions', 'API enablement'],
       ['AdmissionOptions', 'admission'],
+      // kube-apiserver's custom global flags, added to its generic flag set.
+      ['DefaultTolerationSecondsOptions', 'generic'],
       ['MetricsOptions', 'metrics'],
       ['LogsOptions', 'logs'],
       ['MiscOptions', 'misc'],

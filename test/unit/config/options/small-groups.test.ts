@@ -1,6 +1,7 @@
 import {
   APIEnablementOptions,
   BuiltInAuthenticationOptions,
+  DefaultTolerationSecondsOptions,
   LogsOptions,
   MiscOptions,
   StandaloneOptions,
@@ -132,5 +133,35 @@ describe('StandaloneOptions', () => {
   it('keeps --data-dir as given (parseFlags resolves it) and refuses an empty one', () => {
     expect(parsed(new StandaloneOptions(), '--data-dir=state').dataDir).toBe('state');
     expect(valueError(new StandaloneOptions(), '--data-dir=')).toBe('invalid argument "" for "--data-dir" flag: must not be empty');
+  });
+});
+
+describe('DefaultTolerationSecondsOptions', () => {
+  it('has kube’s 300 s defaults and reads Go int64 values (base prefixes too)', () => {
+    expect(applied(new DefaultTolerationSecondsOptions())).toStrictEqual({ defaultNotReadyTolerationSeconds: 300, defaultUnreachableTolerationSeconds: 300 });
+    expect(applied(parsed(new DefaultTolerationSecondsOptions(), '--default-not-ready-toleration-seconds=60', '--default-unreachable-toleration-seconds', '0x10'))).toStrictEqual({
+      defaultNotReadyTolerationSeconds: 60,
+      defaultUnreachableTolerationSeconds: 16,
+    });
+    // kube does not validate them.
+    expect(parsed(new DefaultTolerationSecondsOptions(), '--default-not-ready-toleration-seconds=-1').validate()).toEqual([]);
+  });
+
+  it('words a bad value as Go’s flag package does', () => {
+    expect(valueError(new DefaultTolerationSecondsOptions(), '--default-not-ready-toleration-seconds=5m')).toBe(
+      'invalid argument "5m" for "--default-not-ready-toleration-seconds" flag: parse error',
+    );
+    expect(valueError(new DefaultTolerationSecondsOptions(), '--default-unreachable-toleration-seconds=9223372036854775808')).toBe(
+      'invalid argument "9223372036854775808" for "--default-unreachable-toleration-seconds" flag: value out of range',
+    );
+  });
+
+  it('prints under Generic flags, as kube-apiserver adds them to its generic set', () => {
+    const g = new DefaultTolerationSecondsOptions();
+    expect(g.section).toBe('generic');
+    expect(g.flags().map((f) => [f.name, f.typeName, f.defaultText])).toEqual([
+      ['default-not-ready-toleration-seconds', 'int', '300'],
+      ['default-unreachable-toleration-seconds', 'int', '300'],
+    ]);
   });
 });

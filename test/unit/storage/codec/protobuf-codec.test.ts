@@ -235,6 +235,23 @@ describe('round trips (encode → decode returns the same JSON)', () => {
     });
   });
 
+  test('scheduling/v1 PriorityClass: value always there, a false globalDefault and an empty description left out', () => {
+    const full = {
+      kind: 'PriorityClass',
+      apiVersion: 'scheduling.k8s.io/v1',
+      metadata: { name: 'high', generation: 1 },
+      value: 1000,
+      globalDefault: true,
+      description: 'd',
+      preemptionPolicy: 'Never',
+    };
+    expect(codec.decode(codec.encode(full))).toStrictEqual(full);
+    const zero = codec.decode(codec.encode({ kind: 'PriorityClass', apiVersion: 'scheduling.k8s.io/v1', metadata: { name: 'z' }, value: 0, globalDefault: false, description: '' }));
+    expect(zero).toStrictEqual({ kind: 'PriorityClass', apiVersion: 'scheduling.k8s.io/v1', metadata: { name: 'z' }, value: 0 });
+    const list = codec.decode(codec.encode({ kind: 'PriorityClassList', apiVersion: 'scheduling.k8s.io/v1', metadata: {} }));
+    expect(list).toStrictEqual({ kind: 'PriorityClassList', apiVersion: 'scheduling.k8s.io/v1', metadata: {}, items: [] });
+  });
+
   test('Status metadata is always {} and an absent details is omitted', () => {
     const s = codec.decode(codec.encode({ kind: 'Status', apiVersion: 'v1', status: 'Success' }));
     expect(s).toStrictEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
