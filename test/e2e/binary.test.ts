@@ -151,7 +151,7 @@ describe('admission startup errors', () => {
   test("plugin names: kube's aggregate of every problem; a kube-apiserver plugin this server lacks is named so", async () => {
     const names = await runBinary([...unreachableEtcd('names'), '--enable-admission-plugins=NodeRestriction,Bogus', '--disable-admission-plugins=Nope']);
     expect(names.code).toBe(1);
-    const has = 'EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook';
+    const has = 'DefaultTolerationSeconds, EventRateLimit, ImagePolicyWebhook, MutatingAdmissionWebhook, NamespaceLifecycle, Priority, ResourceQuota, ServiceAccount, ValidatingAdmissionWebhook';
     expect(names.stderr).toContain(
       `Error: [enable-admission-plugins plugin "NodeRestriction" is a kube-apiserver plugin this server does not implement (it has: ${has}), ` +
         'enable-admission-plugins plugin "Bogus" is unknown, disable-admission-plugins plugin "Nope" is unknown]\n',
