@@ -96,6 +96,8 @@ export interface TestServerOptions {
   requestReadTimeoutMs?: number;
   /** --request-timeout: the deadline of non-long-running requests (default 60 s). */
   requestTimeoutMs?: number;
+  /** The server's logger (default: silent). */
+  logger?: winston.Logger;
   /** Time for a request's headers to arrive (Go's ReadHeaderTimeout; default the server's own). */
   readHeaderTimeoutMs?: number;
   /** --runtime-config pairs, e.g. { 'v1/configmaps': 'false' }. */
@@ -196,7 +198,7 @@ export async function startTestServer(opts: TestServerOptions): Promise<TestServ
         tokenSuccessCacheTtlMs: opts.tokenSuccessCacheTtlMs,
       }),
       tls: opts.clientCA ? { ...certs, clientCA: opts.clientCA } : certs,
-      logger: silent,
+      logger: opts.logger ?? silent,
       bindAddress: '127.0.0.1',
       securePort: opts.port ?? 0,
       watchBufferBytes: opts.watchBufferBytes,
