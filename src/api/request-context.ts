@@ -1,7 +1,30 @@
 /** What a handler passes down with every registry call (never express's req/res). */
 import type { UserInfo } from './user-info';
 
-export interface RequestContext {
+/** Go's ctx.Err() texts: why a request's context is done. */
+export type ContextEnd = 'context deadline exceeded' | 'context canceled';
+
+/**
+ * What a storage write needs of the request it serves (kube hands the request's context to etcd):
+ * when its time is up and whether it has ended. A write not yet sent to etcd once it is done is
+ * never sent (grpc-go fails a call on a done context before sending anything).
+ */
+export interface CallContext {
+  /**
+   * When the request's time is up (kube's request context deadline: --request-timeout, or a
+   * shorter `?timeout=`), a `performance.now()` reading. Absent for long-running requests and the
+   * writes the server makes itself.
+   */
+  deadlineAt?: number;
+  /**
+   * Set once the context is done before the request is (kube: ctx.Err()): the request-timeout
+   * filter's timer fired, or a call bounded by the deadline ran out (deadline exceeded); the client
+   * closed the connection or reset the HTTP/2 stream before the answer was complete (canceled).
+   */
+  ended?: ContextEnd;
+}
+
+export interface RequestContext extends CallContext {
   user?: UserInfo;
   /** The request's namespace ("" for cluster-scoped or all-namespaces). */
   namespace: string;
@@ -9,12 +32,6 @@ export interface RequestContext {
   warnings: string[];
   dryRun: boolean;
   signal?: AbortSignal;
-  /**
-   * When the request's time is up (kube's request context deadline: --request-timeout, or a
-   * shorter `?timeout=`), a `performance.now()` reading. Absent for long-running requests and the
-   * writes the server makes itself.
-   */
-  deadlineAt?: number;
   now: () => Date;
   /**
    * The write's options as kube's meta/v1 CreateOptions, UpdateOptions, PatchOptions or
@@ -46,8 +63,39 @@ export function remainingMs(ctx: RequestContext): number | undefined {
   return ctx.deadlineAt === undefined ? undefined : ctx.deadlineAt - performance.now();
 }
 
-/** Whether the request has ended (server shutting down) or its deadline passed (kube: ctx.Done()). */
+/**
+ * kube's ctx.Err(): why the request's context is done, or undefined while it is not. The deadline
+ * counts as passed when something timed to it fired (`ended`; a timer may fire a little before the
+ * clock reads the deadline) or when the clock has passed it (the event loop was busy meanwhile).
+ */
+export function contextError(ctx: CallContext): ContextEnd | undefined {
+  if (ctx.ended !== undefined) return ctx.ended;
+  const at = ctx.deadlineAt;
+  return at !== undefined && performance.now() >= at ? 'context deadline exceeded' : undefined;
+}
+
+/** Records that something timed to the request's deadline ran out: the deadline has passed, whatever the clock says. */
+export function deadlineReached(ctx: CallContext): void {
+  ctx.ended ??= 'context deadline exceeded';
+}
+
+/**
+ * The request's context with another namespace (kube's request.WithNamespace, a derived context):
+ * a copy, but one that ends with the request — the timer or the client's close marks the original.
+ */
+export function withNamespace<T extends RequestContext>(ctx: T, namespace: string): T {
+  const child: T = { ...ctx, namespace };
+  Object.defineProperty(child, 'ended', {
+    enumerable: true,
+    get: () => ctx.ended,
+    set: (v: ContextEnd | undefined) => {
+      ctx.ended = v;
+    },
+  });
+  return child;
+}
+
+/** Whether the request has ended (server shutting down, client gone) or its deadline passed (kube: ctx.Done()). */
 export function requestDone(ctx: RequestContext): boolean {
-  const left = remainingMs(ctx);
-  return !!ctx.signal?.aborted || (left !== undefined && left <= 0);
+  return !!ctx.signal?.aborted || contextError(ctx) !== undefined;
 }

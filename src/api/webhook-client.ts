@@ -13,7 +13,9 @@
  *   `postWithRetry` retries with kube's backoff but never past the deadline of the first attempt.
  * - client-go's own retry of a 429 or 5xx answer carrying an integer `Retry-After` header (its
  *   Request.maxRetries, 10 by default): the same POST again after that many seconds, within the
- *   same deadline. On for a client made with `retryAfterAnswers` (admission webhooks).
+ *   same deadline. On for a client made with `retryAfterAnswers` (admission and authorization
+ *   webhooks; with `postWithRetry`, inside each of its attempts, as client-go's retry runs inside
+ *   kube's WithExponentialBackoff).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -54,6 +56,8 @@ export class WebhookCallError extends Error {
    * header): the header's wait, in ms (0 or less: at once).
    */
   clientRetryWaitMs?: number;
+  /** The call ran out of its time (Go's `context deadline exceeded`). */
+  deadlineExceeded = false;
 
   constructor(
     message: string,
@@ -63,6 +67,13 @@ export class WebhookCallError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The failure of a call whose time ran out, worded as Go's url.Error of an expired context. */
+function deadlineExceeded(where: string): WebhookCallError {
+  const e = new WebhookCallError(`${where}: context deadline exceeded`, false);
+  e.deadlineExceeded = true;
+  return e;
 }
 
 /** client-go's retryAfterSeconds: the Retry-After header read by Go's strconv.Atoi; undefined when it does not parse. */
@@ -335,7 +346,7 @@ export class WebhookClient {
         // error, told here when the deadline comes rather than after the wait.
         if (wait >= left) {
           await new Promise((r) => setTimeout(r, Math.max(0, left)));
-          throw new WebhookCallError(`Post ${JSON.stringify(requestUrl(this.server, urlTimeoutMs).toString())}: context deadline exceeded`, false);
+          throw deadlineExceeded(`Post ${JSON.stringify(requestUrl(this.server, urlTimeoutMs).toString())}`);
         }
         await new Promise((r) => setTimeout(r, wait));
       }
@@ -393,7 +404,7 @@ export class WebhookClient {
           );
         });
       });
-      const timer = setTimeout(() => fail(new WebhookCallError(where('context deadline exceeded'), false)), timeoutMs);
+      const timer = setTimeout(() => fail(deadlineExceeded(`Post ${JSON.stringify(u.toString())}`)), timeoutMs);
       req.on('error', (e: NodeJS.ErrnoException) => {
         const t = transportError(e, host);
         fail(new WebhookCallError(where(t.message), t.retry));

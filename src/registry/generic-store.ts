@@ -29,6 +29,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../api/object-meta
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission';
 import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, WatchSink, WatchStart, isStorageError } from '../storage';
 import type { RequestContext } from './context';
+import { withNamespace } from '../api/request-context';
 import { ListQuery, readConsistency, resolveList } from './list-options';
 import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition, type ResourceSettings, type Strategy, type WriteToAuthorize } from './resource';
 import { storedVersionStorage } from './stored-version';
@@ -227,7 +228,7 @@ export class GenericStore {
       }
       const name = obj.metadata.name ?? '';
       try {
-        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun, ttlSeconds: this.ttlSeconds });
+        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun, ttlSeconds: this.ttlSeconds, ctx });
       } catch (e) {
         if (isStorageError(e, 'KeyExists')) {
           if (!generated) throw errors.alreadyExists(this.gr, name);
@@ -259,6 +260,7 @@ export class GenericStore {
       result = await this.deps.storage.guaranteedUpdate(key, {
         createIfMissing,
         dryRun: ctx.dryRun,
+        ctx,
         ttlSeconds: this.ttlSeconds,
         tryUpdate: async (current) => {
           if (!current) {
@@ -297,7 +299,7 @@ export class GenericStore {
     const m = result.object.metadata;
     if (!result.created && m.deletionTimestamp && !this.finalizersPending(result.object) && !ctx.dryRun) {
       try {
-        const deleted = await this.deps.storage.delete(key, { preconditions: { resourceVersion: m.resourceVersion } });
+        const deleted = await this.deps.storage.delete(key, { preconditions: { resourceVersion: m.resourceVersion }, ctx });
         return { object: deleted, created: false };
       } catch (e) {
         if (!isStorageError(e, 'KeyNotFound') && !isStorageError(e, 'InvalidPrecondition')) throw this.translate(e, name, 'delete');
@@ -329,7 +331,7 @@ export class GenericStore {
     const admit = (current: KubeObject) => this.admitDelete(ctx, admissionName, current);
     if (this.finalizersPending(existing)) return this.markForDeletion(ctx, key, name, existing, opts, admit);
     try {
-      const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun, cachedExisting: existing, validateDeletion: admit });
+      const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun, cachedExisting: existing, validateDeletion: admit, ctx });
       return { body: this.deletedBody(last), deleted: true };
     } catch (e) {
       throw this.translate(e, name, 'delete');
@@ -382,7 +384,7 @@ export class GenericStore {
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'DELETE', undefined, undefined, undefined, name));
     let deleted: boolean;
     try {
-      deleted = await this.deps.storage.deleteIgnoringReadError(key);
+      deleted = await this.deps.storage.deleteIgnoringReadError(key, { ctx });
     } catch (e) {
       throw this.translate(e, name, 'delete');
     }
@@ -398,7 +400,7 @@ export class GenericStore {
     const list = await this.list(ctx, query);
     const deleted: KubeObject[] = [];
     for (const item of list.items) {
-      const itemCtx = { ...ctx, namespace: item.metadata.namespace ?? '' };
+      const itemCtx = withNamespace(ctx, item.metadata.namespace ?? '');
       try {
         const r = await this.deleteOne(itemCtx, item.metadata.name ?? '', opts, '');
         deleted.push(r.body.kind === 'Status' ? item : (r.body as KubeObject));
@@ -439,6 +441,7 @@ export class GenericStore {
       const r = await this.deps.storage.guaranteedUpdate(key, {
         preconditions: opts.preconditions,
         dryRun: ctx.dryRun,
+        ctx,
         tryUpdate: async (cur) => {
           const obj = cur as KubeObject;
           await admit(obj);
@@ -667,6 +670,10 @@ export class GenericStore {
         return errors.serverTimeout(this.gr, operation);
       case 'CorruptObjects':
         return corruptObjectsStatus(this.gr, e as CorruptObjectsError);
+      case 'ContextDone':
+        // What kube's finishRequest answers once the context is done (the client usually has the
+        // request-timeout filter's 504 already, or is gone).
+        return errors.timeout(`request did not complete within requested timeout - ${e.message}`);
       default:
         return errors.internal(e);
     }

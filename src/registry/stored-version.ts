@@ -18,6 +18,7 @@ import type {
   Watch,
   WatchOptions,
   WatchSink,
+  WriteContext,
 } from '../storage';
 import type { StoredVersion } from './resource';
 
@@ -90,8 +91,8 @@ class StoredVersionStorage implements Storage {
     );
   }
 
-  deleteIgnoringReadError(key: string): Promise<boolean> {
-    return this.storage.deleteIgnoringReadError(key);
+  deleteIgnoringReadError(key: string, opts?: { ctx?: WriteContext }): Promise<boolean> {
+    return this.storage.deleteIgnoringReadError(key, opts);
   }
 
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {

@@ -1,5 +1,7 @@
 /** Storage-level failures; the registry translates them into ApiErrors at its boundary. */
 import { errors, failureStatus, type Status } from '../api';
+import { contextError } from '../api/request-context';
+import type { WriteContext } from './interface';
 
 export type StorageErrorCode =
   | 'KeyNotFound'
@@ -17,7 +19,9 @@ export type StorageErrorCode =
   /** A list that met corrupt values (gate on): see CorruptObjectsError in corrupt.ts. */
   | 'CorruptObjects'
   /** A watch saw the deletion of a corrupt value (gate on). */
-  | 'CorruptObjectDeleted';
+  | 'CorruptObjectDeleted'
+  /** The write's request is done (deadline passed, client gone): nothing was sent. The message is Go's ctx.Err() text. */
+  | 'ContextDone';
 
 export class StorageError extends Error {
   constructor(
@@ -56,6 +60,12 @@ export function tooLargeResourceVersionError(key: string, requested: bigint, cur
  * kube 1.32 passes it up unconverted, so the client gets a 500 with etcd's text.
  */
 export const etcdFutureRevisionMessage = 'etcdserver: mvcc: required revision is a future revision';
+
+/** Throws ContextDone when the request a write serves is done (kube: grpc-go refuses a call on a done context). */
+export function assertSendable(key: string, ctx: WriteContext | undefined): void {
+  const done = ctx && contextError(ctx);
+  if (done) throw new StorageError('ContextDone', key, done);
+}
 
 export function isStorageError(e: unknown, code?: StorageErrorCode): e is StorageError {
   return e instanceof StorageError && (code === undefined || e.code === code);

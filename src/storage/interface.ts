@@ -4,6 +4,14 @@
  * Every method throws StorageError for expected failures.
  */
 import { KubeObject, Status } from '../api';
+import type { CallContext } from '../api/request-context';
+
+/**
+ * The request a write serves (kube passes its context to etcd): once the request's deadline has
+ * passed or the client has gone, a write not yet sent to etcd is not sent, and retries (conflicts)
+ * stop: StorageError `ContextDone`. A write already sent completes. Absent for the server's own writes.
+ */
+export type WriteContext = CallContext;
 
 export interface Preconditions {
   uid?: string;
@@ -84,6 +92,7 @@ export interface WatchSink {
 
 export interface CreateOptions {
   dryRun?: boolean;
+  ctx?: WriteContext;
   /** Time to live in etcd, seconds (kube's TTLFunc, e.g. --event-ttl for events); the key is deleted when it ends. */
   ttlSeconds?: number;
 }
@@ -101,6 +110,7 @@ export interface UpdateOptions {
   tryUpdate: (current: KubeObject | null) => Promise<KubeObject> | KubeObject;
   createIfMissing?: boolean;
   dryRun?: boolean;
+  ctx?: WriteContext;
 }
 
 export interface DeleteOptions {
@@ -113,6 +123,7 @@ export interface DeleteOptions {
   /** Checked against the current object just before the delete. */
   validateDeletion?: (current: KubeObject) => Promise<void> | void;
   dryRun?: boolean;
+  ctx?: WriteContext;
 }
 
 export interface Storage {
@@ -128,7 +139,7 @@ export interface Storage {
    * kube's Delete with IgnoreStoreReadError: deletes whatever `key` holds without reading it back
    * (a corrupt value); no preconditions. False when the key was already gone.
    */
-  deleteIgnoringReadError(key: string): Promise<boolean>;
+  deleteIgnoringReadError(key: string, opts?: { ctx?: WriteContext }): Promise<boolean>;
   /**
    * Lists keys under `prefix` (which ends with '/'). TooLargeResourceVersion for a not-older-than
    * revision not reached; FutureRevision for an exact one etcd has not reached.

@@ -4,7 +4,8 @@
  * named by kubeconfig files), a real server on etcd, and kubectl acting as several users (static
  * tokens). Allowed and denied verbs with kube's Forbidden text, the decision cache counted in
  * webhook calls, both failure policies (a webhook down, too slow, answering garbage) with kube's
- * plain-text 500, matchConditions skipping a webhook or failing, and the file reloaded.
+ * plain-text 500, answers asking to retry later (Retry-After), matchConditions skipping a webhook
+ * or failing, and the file reloaded.
  */
 import https from 'node:https';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
@@ -58,8 +59,11 @@ const reloads: Array<{ ok: boolean; error?: string }> = [];
 let onReload: () => void = () => undefined;
 const nextReload = () => new Promise<void>((r) => (onReload = r));
 
+/** How many answers `/busy` gives as 503 with `Retry-After: 0` before it allows. */
+let busyAnswers = 0;
+
 const users = new Map<string, UserInfo>(
-  ['alice', 'bob', 'dora', 'sam', 'gary', 'skipper', 'erin'].map((n) => [`${n}-token`, { name: n, uid: `${n}-uid`, groups: ['staff'] }]),
+  ['alice', 'bob', 'dora', 'sam', 'gary', 'skipper', 'erin', 'rita'].map((n) => [`${n}-token`, { name: n, uid: `${n}-uid`, groups: ['staff'] }]),
 );
 
 function kubeconfig(server: string): string {
@@ -98,7 +102,7 @@ ${o.when ? `    matchConditions:\n${o.when}` : ''}`;
 
 const cond = (...exprs: string[]) => exprs.map((e) => `    - expression: ${JSON.stringify(e)}\n`).join('');
 
-/** The chain: four special-purpose webhooks selected by user, the main one, then the last mode. */
+/** The chain: five special-purpose webhooks selected by user, the main one, then the last mode. */
 function configuration(last: 'AlwaysDeny' | 'AlwaysAllow'): string {
   return `apiVersion: apiserver.config.k8s.io/v1
 kind: AuthorizationConfiguration
@@ -108,6 +112,10 @@ ${webhookEntry('down.example.com', 'dead.kubeconfig', { policy: 'NoOpinion', whe
     timeout: '1s',
     when: cond("request.user == 'sam' && has(request.resourceAttributes)"),
   })}${webhookEntry('garbage.example.com', 'garbage.kubeconfig', { policy: 'Deny', when: cond("request.user == 'gary' && has(request.resourceAttributes)") })}${webhookEntry(
+    'busy.example.com',
+    'busy.kubeconfig',
+    { policy: 'Deny', when: cond("request.user == 'rita' && has(request.resourceAttributes)") },
+  )}${webhookEntry(
     'cel-error.example.com',
     'main.kubeconfig',
     { policy: 'Deny', when: cond("request.user == 'erin'", "request.resourceAttributes.namespace == 'x'") },
@@ -141,6 +149,11 @@ beforeAll(async () => {
         res.end(JSON.stringify({ apiVersion: sar.apiVersion, kind: 'SubjectAccessReview', status }));
       };
       if (p === '/slow') setTimeout(() => reply({ allowed: true }), 1500);
+      else if (p === '/busy' && busyAnswers > 0) {
+        busyAnswers--;
+        res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '0' });
+        res.end('busy');
+      } else if (p === '/busy') reply({ allowed: true });
       else if (p === '/garbage') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('error response');
@@ -158,6 +171,7 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'main.kubeconfig'), kubeconfig(`${hookUrl}/main`));
   await writeFile(path.join(dir, 'slow.kubeconfig'), kubeconfig(`${hookUrl}/slow`));
   await writeFile(path.join(dir, 'garbage.kubeconfig'), kubeconfig(`${hookUrl}/garbage`));
+  await writeFile(path.join(dir, 'busy.kubeconfig'), kubeconfig(`${hookUrl}/busy`));
   await writeFile(path.join(dir, 'dead.kubeconfig'), kubeconfig(`${deadUrl}/authorize`));
   configFile = path.join(dir, 'authz.yaml');
   await writeFile(configFile, configuration('AlwaysDeny'));
@@ -282,6 +296,16 @@ describe('failure policies', () => {
     expect(r.status).toBe(500);
     expect(r.text).toContain('Internal Server Error: "/api/v1/namespaces/default/configmaps": couldn\'t get version/kind; json parse error');
     expect(count('/garbage', 'gary')).toBe(1);
+  });
+});
+
+describe('answers asking to retry later', () => {
+  test('503 with Retry-After: posted again by the client itself, more often than the backoff alone would (client-go\'s retry)', async () => {
+    busyAnswers = 7;
+    const r = await srv.request('GET', '/api/v1/namespaces/default/configmaps', { token: 'rita-token' });
+    expect(r.status).toBe(200);
+    expect(count('/busy', 'rita')).toBe(8);
+    expect(busyAnswers).toBe(0);
   });
 });
 

@@ -11,8 +11,11 @@
  *   are not cached, as in kube.
  * - A call is an HTTP POST as client-go makes it (`?timeout=<timeout>`, `Content-Type` and
  *   `Accept` of kube's JSON codec, the configured credentials); each attempt is bounded by
- *   `timeoutMs`. Transient failures (connection reset, 500/504/429 or a Retry-After) are retried
- *   with kube's backoff (500 ms, ×1.5, 20 % jitter, at most 5 attempts) — but, unlike kube, never
+ *   `timeoutMs`. An answer of 429 or 5xx with an integer Retry-After is posted again after that
+ *   many seconds, up to 10 times (client-go's own retry: kube's client is a rest.RESTClient, whose
+ *   requests retry so unless told MaxRetries(0)). Transient failures (connection reset,
+ *   500/504/429 or a Retry-After) are then retried with kube's backoff (500 ms, ×1.5, 20 % jitter,
+ *   at most 5 attempts: kube's WithExponentialBackoff around the client) — but, unlike kube, never
  *   past `timeoutMs` from the first attempt, so a dead webhook costs a request at most its timeout.
  * - A call that fails answers the failure policy's decision (NoOpinion or Deny) with kube's
  *   error text (client-go's wording of the failure) as Decision.error and no reason.
@@ -76,7 +79,7 @@ export class WebhookAuthorizer implements Authorizer {
     this.cache = new LRUCache<string, SarStatus>({ max: CACHE_ENTRIES, ...(now ? { perf: { now }, ttlResolution: 0 } : {}) });
     this.backoff = opts.retryBackoff ?? defaultRetryBackoff;
     this.decisionOnError = opts.failurePolicy === 'Deny' ? 'deny' : 'no-opinion';
-    this.client = new WebhookClient({ connection: opts.client, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) });
+    this.client = new WebhookClient({ connection: opts.client, retryAfterAnswers: true, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) });
   }
 
   /** Closes the webhook's idle connections. */

@@ -36,7 +36,7 @@ export function filterChain(d: FilterDeps): RequestHandler[] {
     // kube's WithRequestDeadline and WithTimeoutForNonLongRunningRequests sit between request info
     // and authentication (DefaultBuildHandlerChain): a slow authenticator is bounded too, and a bad
     // `?timeout=` is a 400 before any 401.
-    withRequestTimeout(d.requestTimeoutMs ?? defaultRequestTimeoutMs),
+    withRequestTimeout(d.requestTimeoutMs ?? defaultRequestTimeoutMs, d.logger),
     withAuthentication(d.authenticator, { http2DosMitigation: d.http2DosMitigation ?? true }),
     // kube's order: authentication, (audit), impersonation, max-in-flight, authorization.
     withImpersonation(d.authorizer),

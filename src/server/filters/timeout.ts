@@ -19,17 +19,23 @@
  *   - the answer has started: kube panics with http.ErrAbortHandler, i.e. HTTP/1.1 closes the
  *     connection and HTTP/2 resets the stream with INTERNAL_ERROR.
  *   Either way the handler keeps running (kube's goroutine does too): its later writes, header sets
- *   and ends are silent no-ops, never a throw or an 'error' event.
+ *   and ends are silent no-ops, never a throw or an 'error' event. When it ends, kube's
+ *   `Post-timeout activity` is logged (error level, as kube's HandleError).
+ * - The request's context (RequestContext `deadlineAt`, `ended`) says what kube's says: done when
+ *   the deadline passes, or when the client goes away first (the response closes unfinished: the
+ *   connection closed, the HTTP/2 stream reset; Go cancels the request's context then). Storage
+ *   sends no write on a done context, so a handler working on past the 504 stores nothing more.
  *
  * Cost per request: one timer (shared callback, the response as its argument, one duration for
  * all, so one Node timer list) and one 'close' listener (shared); nothing per byte.
  */
 import http2 from 'node:http2';
 import type { RequestHandler, Response } from 'express';
+import type { Logger } from 'winston';
 import { errors } from '../../api';
 import { GoDurationError, parseGoDurationNanos } from '../../config/go-duration';
 import type { RequestInfo } from '../../endpoints/request-info';
-import { maybeRequestState, requestState } from '../../endpoints/request-state';
+import { maybeRequestState, requestState, type RequestState } from '../../endpoints/request-state';
 import { writeError } from '../../endpoints/responses';
 
 /** kube-apiserver's --request-timeout default (1m0s). */
@@ -66,9 +72,9 @@ const headersBeforeTimeout = new Set(['audit-id', 'cache-control']);
 
 /**
  * The filter. `requestTimeoutMs` is --request-timeout (0, as in kube, leaves no time at all:
- * every non-long-running request is answered 504).
+ * every non-long-running request is answered 504). `logger` receives the post-timeout lines.
  */
-export function withRequestTimeout(requestTimeoutMs: number = defaultRequestTimeoutMs): RequestHandler {
+export function withRequestTimeout(requestTimeoutMs: number = defaultRequestTimeoutMs, logger?: Logger): RequestHandler {
   const maxNs = BigInt(Math.round(requestTimeoutMs * 1e6));
   return (req, res, next) => {
     const state = requestState(res);
@@ -90,10 +96,8 @@ export function withRequestTimeout(requestTimeoutMs: number = defaultRequestTime
     // per distinct duration, so the usual request's timer joins the list of all the others.
     // What the handlers see of it (kube's context deadline): webhooks are told the time left.
     state.deadlineAt = performance.now() + ms;
-    if (ms <= maxTimerMs) {
-      state.deadline = setTimeout(expire, ms, res);
-      res.on('close', clear);
-    }
+    if (ms <= maxTimerMs) state.deadline = setTimeout(expire, ms, res, logger);
+    res.on('close', closed);
     next();
   };
 }
@@ -111,12 +115,19 @@ function timeoutParam(req: { url: string; query: Record<string, unknown> }): str
   return typeof first === 'string' && first !== '' ? first : undefined;
 }
 
-function clear(this: Response): void {
+/**
+ * The response closed: the timer goes. Closed before the handler ended it, the client went away
+ * (kube: the request's context is canceled). `writableEnded`, not `writableFinished`: an HTTP/2
+ * response reports its reset stream as finished.
+ */
+function closed(this: Response): void {
   const state = maybeRequestState(this);
-  if (state?.deadline) {
+  if (!state) return;
+  if (state.deadline) {
     clearTimeout(state.deadline);
     state.deadline = undefined;
   }
+  if (!this.writableEnded) state.ended ??= 'context canceled';
 }
 
 function noop(): void {}
@@ -128,9 +139,13 @@ function settle(args: unknown[]): void {
 }
 
 /** The deadline passed (kube: the request context is done before the handler returned). */
-function expire(res: Response): void {
+function expire(res: Response, logger: Logger | undefined): void {
   const state = maybeRequestState(res);
-  if (state) state.deadline = undefined;
+  if (state) {
+    state.deadline = undefined;
+    // From now on the context is done, whatever the clock says (a timer may fire a little early).
+    state.ended ??= 'context deadline exceeded';
+  }
   // The handler has answered; its last bytes are on their way (kube: the handler returned).
   if (res.writableEnded || res.destroyed) return;
   // Whatever the handler (or a wrapper it set up) still writes fails silently from here on; its
@@ -138,7 +153,10 @@ function expire(res: Response): void {
   res.on('error', noop);
   let handlerEnded = noop;
   const handlerEnd = new Promise<void>((resolve) => (handlerEnded = resolve));
-  if (state) state.handlerAfterTimeout = handlerEnd;
+  if (state) {
+    state.handlerAfterTimeout = handlerEnd;
+    if (logger) void handlerEnd.then(() => logPostTimeout(logger, state, res, performance.now()));
+  }
   const h2 = res instanceof http2.Http2ServerResponse;
   if (res.headersSent) {
     // kube's panic(http.ErrAbortHandler): the client sees an interrupted answer.
@@ -165,6 +183,16 @@ function expire(res: Response): void {
   }
   res.end(requestTimeoutBody);
   silence(res, handlerEnded);
+}
+
+/** kube's `Post-timeout activity` line: the handler of a timed-out request has ended, so long after the 504. */
+function logPostTimeout(logger: Logger, state: RequestState, res: Response, timedOutAt: number): void {
+  logger.error('Post-timeout activity', {
+    timeElapsedMs: Math.round(performance.now() - timedOutAt),
+    method: res.req?.method,
+    path: state.info.path,
+    auditId: state.auditId,
+  });
 }
 
 /** Makes every later write, header change and end of the handler a no-op (kube: ErrHandlerTimeout, an empty header map). */

@@ -24,6 +24,7 @@ import type {
   Watch,
   WatchOptions,
   WatchSink,
+  WriteContext,
 } from '../interface';
 import { CacheWatcher } from './cache-watcher';
 import { CacheEvent, EventHistory } from './history';
@@ -115,8 +116,8 @@ export class Cacher implements Storage {
     return this.opts.etcd.delete(key, o);
   }
 
-  deleteIgnoringReadError(key: string): Promise<boolean> {
-    return this.opts.etcd.deleteIgnoringReadError(key);
+  deleteIgnoringReadError(key: string, o?: { ctx?: WriteContext }): Promise<boolean> {
+    return this.opts.etcd.deleteIgnoringReadError(key, o);
   }
 
   currentRevision(): Promise<bigint> {

@@ -8,7 +8,7 @@ import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, ITxnResponse, IWatchResponse, Watcher } from 'etcd3';
 import { KubeObject, cloneJson, loopHeld, nextTurn } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
-import { StorageError, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
+import { StorageError, assertSendable, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
 import {
   CreateOptions,
   DeleteOptions,
@@ -21,6 +21,7 @@ import {
   Watch,
   WatchOptions,
   WatchSink,
+  WriteContext,
 } from '../interface';
 import { Transformer, identityTransformer } from '../transformer';
 import { CorruptErrorOptions, CorruptObjectsError, CorruptValue, corruptListError, corruptReadError, corruptWatchError, corruptWriteError, maxCorruptObjectsListed } from '../corrupt';
@@ -113,6 +114,7 @@ export class EtcdStore implements Storage {
     }
     const value = await this.transformer.toStorage(plain, key);
     const lease = await this.leaseFor(key, opts.ttlSeconds);
+    assertSendable(key, opts.ctx);
     const resp = await this.call(key, () =>
       this.client.kv.txn({
         compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: 0 }],
@@ -150,6 +152,8 @@ export class EtcdStore implements Storage {
         : await this.readCurrent(key);
     let isCurrent = cur === null || cur.object !== cached;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      // A retry of a request that is done stops here (kube's would fail at its next etcd call).
+      if (attempt > 0) assertSendable(key, opts.ctx);
       if (!cur && !opts.createIfMissing) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       let next: KubeObject;
       try {
@@ -180,6 +184,7 @@ export class EtcdStore implements Storage {
       }
       const value = await this.transformer.toStorage(plain, key);
       const lease = await this.leaseFor(key, opts.ttlSeconds);
+      assertSendable(key, opts.ctx);
       const resp = await this.call(key, () =>
         this.client.kv.txn({
           compare: [
@@ -204,6 +209,7 @@ export class EtcdStore implements Storage {
         : await this.readCurrent(key);
     let fromCache = cur?.object === cached;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      if (attempt > 0) assertSendable(key, opts.ctx);
       if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       try {
         checkPreconditions(key, opts.preconditions, cur.object);
@@ -219,6 +225,7 @@ export class EtcdStore implements Storage {
         continue;
       }
       if (opts.dryRun) return cur.object;
+      assertSendable(key, opts.ctx);
       const resp = await this.call(key, () =>
         this.client.kv.txn({
           compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: String(cur?.modRevision) }],
@@ -234,11 +241,12 @@ export class EtcdStore implements Storage {
   }
 
   /** kube's conditionalDelete with skipTransformDecode: the compare is on the mod revision alone. */
-  async deleteIgnoringReadError(key: string): Promise<boolean> {
+  async deleteIgnoringReadError(key: string, opts: { ctx?: WriteContext } = {}): Promise<boolean> {
     let range: IRangeResponse | undefined = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key), keys_only: true }));
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv: IKeyValue | undefined = range?.kvs[0];
       if (!kv) return false;
+      assertSendable(key, opts.ctx);
       const resp: ITxnResponse = await this.call(key, () =>
         this.client.kv.txn({
           compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: kv.mod_revision }],

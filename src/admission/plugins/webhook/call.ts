@@ -8,7 +8,7 @@
  * kube's, for the failurePolicy to decide.
  */
 import { isQualifiedName } from '../../../api';
-import { addAuditAnnotation, remainingMs, type RequestContext } from '../../../api/request-context';
+import { addAuditAnnotation, contextError, deadlineReached, remainingMs, type RequestContext } from '../../../api/request-context';
 import { WebhookCallError } from '../../../api/webhook-client';
 import { ClientConfigError, type WebhookClients, type WebhookEndpoint } from './clients';
 import { CallingWebhookError, dryRunUnsupported, webhookDenial } from './errors';
@@ -54,15 +54,24 @@ export async function callWebhook(ctx: RequestContext, inv: Invocation, mutating
     throw e;
   }
   // kube: the request's context, cut to timeoutSeconds; what is left of it, in whole seconds
-  // rounded up, goes in `?timeout=`. An expired context fails before anything is sent.
-  const timeoutMs = Math.min(hook.timeoutMs, remainingMs(ctx) ?? Infinity);
-  if (timeoutMs <= 0) throw new CallingWebhookError(name, 'failed to call webhook: context deadline exceeded');
+  // rounded up, goes in `?timeout=`. A done context (deadline passed, client gone) fails before
+  // anything is sent.
+  const done = contextError(ctx);
+  if (done) throw new CallingWebhookError(name, `failed to call webhook: ${done}`);
+  const left = remainingMs(ctx);
+  const byDeadline = left !== undefined && left < hook.timeoutMs;
+  const timeoutMs = byDeadline ? left : hook.timeoutMs;
   const urlTimeoutMs = Math.ceil(timeoutMs / 1000) * 1000;
   let answer: string;
   try {
     answer = (await endpoint.post(body, timeoutMs, urlTimeoutMs)).body;
   } catch (e) {
-    if (e instanceof WebhookCallError) throw new CallingWebhookError(name, `failed to call webhook: ${e.message}`);
+    if (e instanceof WebhookCallError) {
+      // A call cut at the request's own deadline ran out with it (kube: one context): what follows
+      // (failurePolicy Ignore) sees the request done even if the deadline's timer has not fired yet.
+      if (byDeadline && e.deadlineExceeded) deadlineReached(ctx);
+      throw new CallingWebhookError(name, `failed to call webhook: ${e.message}`);
+    }
     throw e;
   }
   let result: AdmissionResult;

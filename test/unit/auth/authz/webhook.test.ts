@@ -294,6 +294,30 @@ describe('failures: the failure policy\'s decision with client-go\'s error', () 
     expect(seen).toHaveLength(3);
   });
 
+  it('an answer with Retry-After is posted again by the client itself (10 times at most), inside each backoff attempt', async () => {
+    // Seven busy answers, then an allowed one: client-go's retry gets there within one backoff attempt
+    // (the backoff alone would have given up after five).
+    let n = 0;
+    reply = (s, res) => (++n <= 7 ? json(503, '', { 'Retry-After': '0' })(s, res) : answer({ allowed: true })(s, res));
+    expect(await webhook({ authorizedTtlMs: 0 }).authorize(attrs())).toEqual({ decision: 'allow' });
+    expect(seen).toHaveLength(8);
+    // The same review every time.
+    expect(new Set(seen.map((s) => s.body)).size).toBe(1);
+    // Always busy: 11 posts (the first and 10 retries) per backoff attempt, 5 attempts.
+    seen.length = 0;
+    reply = json(429, '', { 'Retry-After': '0' });
+    expect(await webhook({ failurePolicy: 'Deny' }).authorize(attrs())).toEqual({
+      decision: 'deny',
+      error: 'the server has received too many requests and has asked us to try again later',
+    });
+    expect(seen).toHaveLength(55);
+    // Without Retry-After the client does not retry: the backoff's 5 attempts alone.
+    seen.length = 0;
+    reply = json(429, '');
+    await webhook().authorize(attrs());
+    expect(seen).toHaveLength(5);
+  });
+
   it('retries never outlast the timeout', async () => {
     reply = json(500, { kind: 'Status', status: 'Failure', message: 'busy', reason: 'InternalError', code: 500 });
     const start = Date.now();

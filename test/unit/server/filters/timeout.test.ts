@@ -1,17 +1,22 @@
 /**
  * The request-timeout filter (server/filters/timeout.ts) on a real Express app over HTTP/1.1 and
  * HTTP/2 (cleartext, prior knowledge): handlers that wait for the test to release them, so every
- * timeout is deterministic — the timer is the only thing that can answer first.
+ * timeout is deterministic — the timer is the only thing that can answer first. Also the request's
+ * context it keeps: done at the deadline or when the client goes away (kube's ctx.Err()).
  */
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import winston from 'winston';
+import { Writable } from 'node:stream';
 import { withCompression } from '../../../../src/server/filters/compression';
 import { withRequestInfo } from '../../../../src/server/filters/request-info';
 import { isLongRunning, requestTimeoutBody, withRequestTimeout } from '../../../../src/server/filters/timeout';
 import { dualProtocolListener } from '../../../../src/server/http2-express';
 import { requestInfoFor } from '../../../../src/endpoints/request-info';
+import { requestState, type RequestState } from '../../../../src/endpoints/request-state';
+import { until } from '../../../support/until';
 
 const TIMEOUT_MS = 150;
 const kubeTimeout = '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n';
@@ -41,12 +46,24 @@ function release(name: string): void {
   r?.();
 }
 
+/** The request state of each parked handler, by name. */
+const states = new Map<string, RequestState>();
+/** What the filter logged. */
+const logged: Array<Record<string, unknown>> = [];
+const logger = winston.createLogger({
+  transports: [new winston.transports.Stream({ stream: new Writable({ objectMode: true, write: (info: Record<string, unknown>, _e, cb) => (logged.push(info), cb()) }) })],
+});
+
 const app = express();
 app.set('query parser', 'simple');
-app.use(withRequestInfo(), withRequestTimeout(TIMEOUT_MS), withCompression({ enabled: true }));
+// x-long: the request runs under a deadline far away (the client going away is what ends it).
+const short = withRequestTimeout(TIMEOUT_MS, logger);
+const long = withRequestTimeout(60_000, logger);
+app.use(withRequestInfo(), (req, res, next) => (req.headers['x-long'] ? long : short)(req, res, next), withCompression({ enabled: true }));
 app.use(async (req, res) => {
   // x-park names the handler the test releases; without it the answer is immediate.
   const name = req.headers['x-park'];
+  if (typeof name === 'string') states.set(name, requestState(res));
   try {
     if (typeof name !== 'string') {
       res.json({ ok: true });
@@ -233,6 +250,61 @@ describe.each([
     release(logName);
     expect(await watch).toMatchObject({ status: 200, text: '{"late":true}' });
     expect(await log).toMatchObject({ status: 200, text: '{"late":true}' });
+  });
+});
+
+describe("the request's context (what storage and webhooks read)", () => {
+  test.each([
+    ['HTTP/1.1', get1],
+    ['HTTP/2', get2],
+  ] as const)('%s: done at the deadline, marked by the timer; the handler\'s end after the 504 is logged as kube\'s post-timeout activity', async (proto, get) => {
+    const name = `ctx-deadline-${proto}`;
+    const r = await get(path(), parkAs(name));
+    expect(r.status).toBe(504);
+    await whenParked(name);
+    const state = states.get(name)!;
+    expect(state.ended).toBe('context deadline exceeded');
+    expect(logged.find((l) => l.auditId === state.auditId)).toBeUndefined();
+    release(name);
+    const line = await until('the post-timeout line', () => logged.find((l) => l.auditId === state.auditId));
+    expect(line).toMatchObject({ level: 'error', message: 'Post-timeout activity', method: 'GET', path: '/api/v1/namespaces/default/configmaps/c', timeElapsedMs: expect.any(Number) });
+  });
+
+  test('HTTP/1.1: the client closing the connection before the answer cancels the context', async () => {
+    const name = 'ctx-gone-1';
+    const req = http.get(`${h1Url}${path()}`, { headers: parkAs(name, { 'x-long': '1' }) });
+    req.on('error', () => undefined);
+    await whenParked(name);
+    const state = states.get(name)!;
+    expect(state.ended).toBeUndefined();
+    req.destroy();
+    await until('the context canceled', () => state.ended === 'context canceled');
+    release(name);
+  });
+
+  test('HTTP/2: the client resetting the stream before the answer cancels the context; the session serves on', async () => {
+    const name = 'ctx-gone-2';
+    const stream = session.request({ ':method': 'GET', ':path': path(), ...parkAs(name, { 'x-long': '1' }) });
+    stream.on('error', () => undefined);
+    stream.end();
+    await whenParked(name);
+    const state = states.get(name)!;
+    stream.close(http2.constants.NGHTTP2_CANCEL);
+    await until('the context canceled', () => state.ended === 'context canceled');
+    release(name);
+    expect((await get2(path())).status).toBe(200);
+  });
+
+  test('a request answered in time is never marked, and nothing is logged for it', async () => {
+    const name = 'ctx-in-time';
+    const answered = get1(path(), parkAs(name, { 'x-long': '1' }));
+    await whenParked(name);
+    release(name);
+    expect((await answered).status).toBe(200);
+    const state = states.get(name)!;
+    // The connection stays open and idle: no close ends a context after its answer.
+    expect(state.ended).toBeUndefined();
+    expect(logged.find((l) => l.auditId === state.auditId)).toBeUndefined();
   });
 });
 
