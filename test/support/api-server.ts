@@ -96,8 +96,6 @@ export interface TestServerOptions {
   requestReadTimeoutMs?: number;
   /** --request-timeout: the deadline of non-long-running requests (default 60 s). */
   requestTimeoutMs?: number;
-  /** The server's logger (default: silent). */
-  logger?: winston.Logger;
   /** Time for a request's headers to arrive (Go's ReadHeaderTimeout; default the server's own). */
   readHeaderTimeoutMs?: number;
   /** --runtime-config pairs, e.g. { 'v1/configmaps': 'false' }. */
