@@ -13,10 +13,11 @@
  *   `postWithRetry` retries with kube's backoff but never past the deadline of the first attempt.
  * - client-go's own retry of a 429 or 5xx answer carrying an integer `Retry-After` header (its
  *   Request.maxRetries, 10 by default): the same POST again after that many seconds, within the
- *   same deadline. On for a client made with `retryAfterAnswers` (admission and authorization
- *   webhooks; with `postWithRetry`, inside each of its attempts, as client-go's retry runs inside
- *   kube's WithExponentialBackoff).
+ *   same deadline. On unless a client is made with `retryAfterAnswers: false` (every webhook
+ *   client kube builds has it; with `postWithRetry`, inside each of its attempts, as client-go's
+ *   retry runs inside kube's WithExponentialBackoff).
  */
+import { versionInfo } from './version';
 import http from 'node:http';
 import https from 'node:https';
 import { gunzip } from 'node:zlib';
@@ -27,6 +28,12 @@ import { formatGoDuration } from './duration';
 import { failureStatus, type StatusReason } from './errors';
 import { goQuote } from './go-format';
 import type { Status, StatusCause, StatusDetails } from './types';
+
+/**
+ * client-go's default User-Agent in kube-apiserver (rest.DefaultKubernetesUserAgent): what kube's
+ * authorization and image-policy webhooks send, their rest configs setting none.
+ */
+export const kubeApiserverUserAgent = `kube-apiserver/${versionInfo.gitVersion} (${versionInfo.platform}) kubernetes/${versionInfo.gitCommit.slice(0, 7)}`;
 
 const gunzipAsync = promisify(gunzip);
 
@@ -247,12 +254,13 @@ export interface WebhookAnswer {
 
 export interface WebhookClientOptions {
   connection: ClientConnection;
-  /** The User-Agent header (client-go's default names the binary, version and platform). */
+  /** The User-Agent header (default: client-go's default for kube-apiserver, `kubeApiserverUserAgent`). */
   userAgent?: string;
   maxResponseBytes?: number;
   /**
    * Whether `post` retries an answer carrying a Retry-After (429 or 5xx), as client-go's request
-   * does up to `clientMaxRetries` times. Every caller of kube's rest client gets that; off unless set.
+   * does up to `clientMaxRetries` times. Every webhook client kube builds is a rest client and gets
+   * that, so it is on unless set to false.
    */
   retryAfterAnswers?: boolean;
 }
@@ -333,7 +341,7 @@ export class WebhookClient {
    * url.Error / StatusError.
    */
   async post(body: string, timeoutMs: number, urlTimeoutMs = timeoutMs): Promise<WebhookAnswer> {
-    if (!this.opts.retryAfterAnswers) return this.attempt(body, timeoutMs, urlTimeoutMs);
+    if (this.opts.retryAfterAnswers === false) return this.attempt(body, timeoutMs, urlTimeoutMs);
     const deadline = performance.now() + timeoutMs;
     for (let retries = 0; ; retries++) {
       try {
@@ -360,7 +368,7 @@ export class WebhookClient {
     const where = (m: string): string => `Post ${JSON.stringify(u.toString())}: ${m}`;
     const c = this.opts.connection;
     const headers: Record<string, string> = {
-      'User-Agent': this.opts.userAgent ?? 'platform-apiserver',
+      'User-Agent': this.opts.userAgent ?? kubeApiserverUserAgent,
       'Content-Type': 'application/json',
       Accept: 'application/json, */*',
       'Accept-Encoding': 'gzip',

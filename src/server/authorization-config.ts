@@ -25,7 +25,6 @@ import type { ServerConfig } from '../config/server-config';
 import type { AuthorizerEnv } from './app';
 import { watchConfigFile } from './config-file-watch';
 import { rbacPlaceholder } from './rbac-authorization';
-import { versionInfo } from './version';
 
 export type AuthorizationSettings = Pick<
   ServerConfig,
@@ -63,8 +62,6 @@ export interface BuiltAuthorizer extends Authorizer {
 const FLAG_WEBHOOK_TIMEOUT_MS = 30_000;
 const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
 
-/** client-go's default User-Agent for kube-apiserver (rest.DefaultKubernetesUserAgent). */
-const USER_AGENT = `kube-apiserver/${versionInfo.gitVersion} (${versionInfo.platform}) kubernetes/${versionInfo.gitCommit.slice(0, 7)}`;
 
 /** kube's buildAuthorizationConfiguration: the mode flags as a configuration. */
 function configurationFromFlags(c: AuthorizationSettings): AuthorizationConfiguration {
@@ -152,7 +149,6 @@ export function buildAuthorizer(settings: AuthorizationSettings, deps: Authorize
               unauthorizedTtlMs: w.unauthorizedTTLMs,
               failurePolicy: w.failurePolicy === 'Deny' ? 'Deny' : 'NoOpinion',
               matchConditions: w.matchConditions.flatMap((m) => (m.compiled ? [m.compiled] : [])),
-              userAgent: USER_AGENT,
               ...(deps.retryBackoff ? { retryBackoff: deps.retryBackoff } : {}),
               onError: (message) => logger?.error(message, { authorizer: a.name }),
             });

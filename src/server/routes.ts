@@ -17,7 +17,7 @@ import { serveResource } from '../endpoints/resource-router';
 import { requestState } from '../endpoints/request-state';
 import type { ServingDeps } from '../endpoints/scope';
 import { HealthCheck, healthHandler } from './health';
-import { versionInfo } from './version';
+import { versionInfo } from '../api/version';
 import { openIdConfiguration, publicJwks } from '../auth/authn/service-account';
 import type { KeyObject } from 'node:crypto';
 

@@ -118,6 +118,7 @@ describe('a live backend, defaultAllow false', () => {
     });
     expect(calls[0]!.url).toBe('/review?timeout=30s');
     expect(calls[0]!.clientCN).toBe('admin');
+    expect(calls[0]!.headers['user-agent']).toMatch(/^kube-apiserver\/v1\.32\.\d+ \(linux\/amd64\) kubernetes\/[0-9a-f]{7}$/);
   });
 
   test("a denied image: kube's Forbidden on kubectl's stderr, no pod", async () => {

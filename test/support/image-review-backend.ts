@@ -38,7 +38,7 @@ export interface ReviewCall {
  */
 export type ReviewAnswer =
   | { status: { allowed: boolean; reason?: string; auditAnnotations?: Record<string, string> } }
-  | { code: number; body: string; contentType?: string }
+  | { code: number; body: string; contentType?: string; headers?: Record<string, string> }
   | 'hang'
   | 'reset';
 
@@ -124,7 +124,7 @@ export async function startImageReviewBackend(dir: string, policy: ReviewPolicy 
         res.end(JSON.stringify({ apiVersion: 'imagepolicy.k8s.io/v1alpha1', kind: 'ImageReview', status: answer.status }));
         return;
       }
-      res.writeHead(answer.code, { 'content-type': answer.contentType ?? 'application/json' });
+      res.writeHead(answer.code, { 'content-type': answer.contentType ?? 'application/json', ...answer.headers });
       res.end(answer.body);
     });
   };

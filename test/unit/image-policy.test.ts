@@ -473,6 +473,16 @@ describe('decisions against an HTTPS backend', () => {
       p.close();
     });
 
+    test("client-go's own retry: a 503 or 429 with Retry-After is posted again (no backoff configured); every call says kube-apiserver's User-Agent", async () => {
+      let n = 0;
+      backend.policy = (review) => (++n <= 3 ? { code: n === 2 ? 429 : 503, body: '', contentType: 'text/plain', headers: { 'Retry-After': '0' } } : images(review));
+      const p = plugin({ retryBackoff: -1 });
+      expect(await verdict(p, podAttrs(['web:1']))).toBeUndefined();
+      expect(backend.calls).toHaveLength(4);
+      for (const c of backend.calls) expect(c.headers['user-agent']).toMatch(/^kube-apiserver\/v1\.32\.\d+ \(linux\/amd64\) kubernetes\/[0-9a-f]{7}$/);
+      p.close();
+    });
+
     test('a backend that does not answer in time', async () => {
       backend.policy = () => 'hang';
       const p = plugin({ timeoutMs: 300 });

@@ -79,7 +79,7 @@ export class WebhookAuthorizer implements Authorizer {
     this.cache = new LRUCache<string, SarStatus>({ max: CACHE_ENTRIES, ...(now ? { perf: { now }, ttlResolution: 0 } : {}) });
     this.backoff = opts.retryBackoff ?? defaultRetryBackoff;
     this.decisionOnError = opts.failurePolicy === 'Deny' ? 'deny' : 'no-opinion';
-    this.client = new WebhookClient({ connection: opts.client, retryAfterAnswers: true, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) });
+    this.client = new WebhookClient({ connection: opts.client, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) });
   }
 
   /** Closes the webhook's idle connections. */

@@ -84,7 +84,7 @@ export class WebhookClients {
       const ca = caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined;
       const caError = ca === undefined ? undefined : caBundleError(ca);
       if (caError) throw new ClientConfigError(`unable to load root certificates: ${caError}`);
-      client = new WebhookClient({ connection: { server: url, ...(ca ? { ca } : {}) }, userAgent: ADMISSION_USER_AGENT, retryAfterAnswers: true });
+      client = new WebhookClient({ connection: { server: url, ...(ca ? { ca } : {}) }, userAgent: ADMISSION_USER_AGENT });
       this.clients.set(key, client);
     }
     return client;
