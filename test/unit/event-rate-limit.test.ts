@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AdmissionAttributes } from '../../src/admission';
+import { kubeDefaultOnAdmissionPlugins } from '../../src/admission';
 import { newAdmissionPlugins } from '../../src/admission/register-all';
 import { ApiError, type KubeObject, type RequestContext } from '../../src/api';
 import { eventRateLimit } from '../../src/admission/plugins/event-rate-limit';
@@ -280,7 +281,7 @@ limits:
       const entry = (limits: string) =>
         writeFileSync(admission, `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ResourceQuota\n- name: EventRateLimit\n  ${limits}\n`);
       // Only EventRateLimit: the default plugins need the server.
-      const disable = ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota'];
+      const disable = [...kubeDefaultOnAdmissionPlugins];
       const apply = () => newAdmissionPlugins().apply({ enable: ['EventRateLimit'], disable, configFile: admission });
       entry('configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Namespace, qps: 0, burst: 1}]}');
       expect(apply).toThrow(

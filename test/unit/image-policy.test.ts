@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ApiError, type KubeObject, type RequestContext } from '../../src/api';
-import { newAdmissionPlugins, type AdmissionAttributes } from '../../src/admission';
+import { kubeDefaultOnAdmissionPlugins, newAdmissionPlugins, type AdmissionAttributes } from '../../src/admission';
 import { decodeImagePolicyConfig, loadImagePolicyConfig } from '../../src/admission/plugins/image-policy/config';
 import { ImagePolicyWebhook, imagePolicyFailedOpenKey, newImagePolicyWebhook } from '../../src/admission/plugins/image-policy';
 import { decodeImageReviewResponse, encodeImageReviewRequest, encodeImageReviewSpec, imagePolicyAnnotations, imageReviewSpecFor } from '../../src/admission/plugins/image-policy/review';
@@ -127,7 +127,7 @@ describe('configuration', () => {
     const admission = path.join(dir, 'admission-bounds.yaml');
     await writeFile(admission, `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  configuration:\n    imagePolicy: {kubeConfigFile: /k, denyTTL: 3600}\n`);
     // The default plugins need the server; only ImagePolicyWebhook is built here.
-    const disable = ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota'];
+    const disable = [...kubeDefaultOnAdmissionPlugins];
     const apply = (configFile: string) => () => plugins.apply({ enable: ['ImagePolicyWebhook'], disable, configFile });
     expect(apply(admission)).toThrow(
       `failed to apply admission: couldn't init admission plugin "ImagePolicyWebhook": valid value is between 1s and 30m0s, got 1h0m0s (in "${admission}" at plugins[0].configuration.imagePolicy.denyTTL)`,
