@@ -34,6 +34,7 @@
  */
 import type * as CelJs from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
 import { CEL_COST_EXCEEDED, CEL_PER_CALL_LIMIT, charge, chargeOperation, CostExceeded, sizeOf, tick, traversal, traversalCost, withBudget } from './cel-cost';
+import { registerTwoVarComprehensions, TWO_VAR_MACROS } from './cel-lib-comprehensions';
 import { FORMAT_NAMESPACE, registerFormatLibrary } from './cel-lib-format';
 import { CelCIDR, CelIP, IP_NAMESPACE, NET_NAMESPACE, registerNetLibrary } from './cel-lib-net';
 import { registerQuantityLibrary } from './cel-lib-quantity';
@@ -564,12 +565,13 @@ function checkNamespaces(root: CheckedNode): Array<{ at: CheckedNode; message: s
         }
       }
       const isBind = fn === 'bind' && receiver.op === 'id' && receiver.args === 'cel' && callArgs.length === 3;
-      const first = callArgs[0];
-      if ((isBind || (BINDING_MACROS.has(fn) && callArgs.length >= 2)) && first?.op === 'id' && typeof first.args === 'string') {
-        // The variable is declared by its first argument: the others see it (cel.bind's value does not).
-        const inner = new Set(bound).add(first.args);
+      const declared = isTwoVarMacro(fn, callArgs.length) ? 2 : isBind || (BINDING_MACROS.has(fn) && callArgs.length >= 2) ? 1 : 0;
+      const names = callArgs.slice(0, declared).map((a) => (a.op === 'id' && typeof a.args === 'string' ? a.args : undefined));
+      if (declared && names.every((n) => n !== undefined)) {
+        // The variables are declared by the first arguments: the others see them (cel.bind's value does not).
+        const inner = new Set([...bound, ...(names as string[])]);
         if (isBind) stack.push({ x: callArgs[2], bound: inner }, { x: callArgs[1], bound });
-        else stack.push({ x: callArgs.slice(1), bound: inner });
+        else stack.push({ x: callArgs.slice(declared), bound: inner });
         stack.push({ x: receiver, bound });
         continue;
       }
@@ -578,6 +580,28 @@ function checkNamespaces(root: CheckedNode): Array<{ at: CheckedNode; message: s
   }
   return issues;
 }
+
+/**
+ * What cel-go says of two-variable comprehensions in an environment without them (kube's
+ * NewExpressions at 1.31): the call is an ordinary one, so its variables and the function are
+ * undeclared references (cel-go lists them in source order).
+ */
+function twoVarComprehensionsAt131(expression: string, root: CheckedNode): Array<{ at: CheckedNode; message: string }> {
+  const issues: Array<{ at: CheckedNode; message: string }> = [];
+  walk(root, (n) => {
+    if (n.op !== 'rcall') return;
+    const [fn, , callArgs] = n.args as [string, CheckedNode, CheckedNode[]];
+    if (!isTwoVarMacro(fn, callArgs.length)) return;
+    const names = new Set(callArgs.slice(0, 2).flatMap((a) => (a.op === 'id' && typeof a.args === 'string' ? [a.args] : [])));
+    issues.push({ at: n, message: undeclaredReference(fn) });
+    walk({ op: 'list', args: callArgs, pos: 0, start: 0, end: 0 }, (a) => {
+      if (a.op === 'id' && names.has(a.args as string)) issues.push({ at: a, message: undeclaredReference(a.args as string) });
+    });
+  });
+  return issues.sort((a, b) => goOffset(expression, a.at) - goOffset(expression, b.at));
+}
+
+const isTwoVarMacro = (fn: string, argCount: number): boolean => TWO_VAR_MACROS.get(fn)?.includes(argCount) ?? false;
 
 const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
 
@@ -689,6 +713,7 @@ function goEvalMessage(e: unknown): string {
     case 'numeric_overflow':
       return /unsigned/i.test(summary) ? 'unsigned integer overflow' : 'integer overflow';
     case 'no_such_overload':
+    case 'no_matching_overload':
       return 'no such overload';
     case 'optional_value_missing':
       return 'optional.none() dereference';
@@ -968,6 +993,7 @@ function registerBaseLibrary(env: Environment): void {
   registerNetLibrary(env);
   registerQuantityLibrary(env);
   registerFormatLibrary(env, { of: (v) => celJs.Optional.of(v), none: () => celJs.Optional.none() });
+  registerTwoVarComprehensions(env);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1152,6 +1178,13 @@ export interface CelCompileOptions {
    */
   readonly resultTypes?: readonly string[];
   readonly withActual?: boolean;
+  /**
+   * Check as kube checks an expression a write introduces (its NewExpressions environment, at
+   * its compatibility version 1.31): without what 1.32 added, the two-variable comprehensions.
+   * kube compiles configuration files, and expressions already stored, with everything (its
+   * StoredExpressions environment): the default.
+   */
+  readonly newExpression?: boolean;
 }
 
 export interface CelEvaluateOptions {
@@ -1294,7 +1327,7 @@ export class CelEnvironment {
       const message = undeclaredFunction(String((undeclared.args as unknown[])[0]));
       throw new CelCompileError(`compilation failed: ${issueText(expression, goOffset(expression, undeclared), message)}`);
     }
-    const misplaced = checkNamespaces(root);
+    const misplaced = [...checkNamespaces(root), ...(opts.newExpression ? twoVarComprehensionsAt131(expression, root) : [])];
     if (misplaced.length) {
       throw new CelCompileError(`compilation failed: ${misplaced.map((i) => issueText(expression, goOffset(expression, i.at), i.message)).join('\n')}`);
     }
