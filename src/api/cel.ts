@@ -24,13 +24,21 @@
  * `map(string, any)`). Evaluation errors use cel-go's words too (`no such key: x`). Syntax errors
  * keep cel-js's description (ANTLR's `mismatched input … expecting {…}` lists cannot be rebuilt).
  *
- * kube's base library beyond standard CEL, as far as it is here: the strings extension (charAt,
- * indexOf, lastIndexOf, join, lowerAscii, upperAscii, replace, split, substring, trim, format,
- * strings.quote), kube's lists library (isSorted, sum, min, max, indexOf, lastIndexOf), the sets
- * extension, regular expressions with RE2's syntax and linear time (@bufbuild/re2, so a token's
- * claim cannot make a pattern backtrack for ever), and the authorizer library. Not here (a compile
- * error names the function): find/findAll, url(), ip()/cidr(), quantity(), format.named(),
- * two-variable comprehensions, optional list/map entries (`[?x]`).
+ * kube 1.32's base environment (apiserver pkg/cel/environment/base.go), as kube compiles
+ * configuration files and stored expressions (its StoredExpressions environment, every library up
+ * to 1.32): the strings extension version 2 (charAt, indexOf, lastIndexOf, join, lowerAscii,
+ * upperAscii, replace, split, substring, trim, format, strings.quote), kube's lists library
+ * (isSorted, sum, min, max, indexOf, lastIndexOf), the sets extension, regular expressions
+ * (`matches`, kube's find/findAll: api/cel-lib-regex.ts) with RE2's syntax and linear time
+ * (@bufbuild/re2, so a token's claim cannot make a pattern backtrack for ever), kube's URL, IP,
+ * CIDR, quantity and format libraries (api/cel-lib-*.ts), two-variable comprehensions
+ * (api/cel-lib-comprehensions.ts; refused with `newExpression`, as kube's environment for an
+ * expression a write introduces, at its compatibility version 1.31, has none), and the
+ * authorizer library. kube's qualified function names (`ip.isCanonical`, `format.named`,
+ * `strings.quote`, `net.IP`) are member functions and fields of namespace constants here
+ * (CelNamespace), which checkNamespaces keeps to those uses. A literal pattern that does not
+ * compile is refused at compile time as kube refuses it (cel-go's regex validator for `matches`,
+ * program creation for find/findAll). Not here: optional list/map entries (`[?x]`).
  */
 import type * as CelJs from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
 import { CEL_COST_EXCEEDED, CEL_PER_CALL_LIMIT, charge, chargeOperation, CostExceeded, sizeOf, tick, traversal, traversalCost, withBudget } from './cel-cost';
@@ -119,12 +127,13 @@ function goTypeName(celJsName: string): string {
  * every operator, call and comprehension step goes through, is wrapped once for the process).
  * An operation whose work grows with its operands costs what cel-go and kube's library charge for
  * it instead of that unit: `in` a list its size, comparing or concatenating strings and lists a
- * tenth of their size, string functions a tenth of the string, `matches` the string times the
- * pattern, a set comparison its elements, an authorization check kube's 350,000 (OPERATION_COST,
- * charged by the handlers compile() wraps, and the functions of this file). So a long claim or
- * list in an object cannot make one step cost much more work than it is charged, and the two
- * limits stop the same runaway nesting at close to the same size. Evaluations are synchronous, so
- * one budget is active at a time.
+ * tenth of their size, string functions a tenth of the string, `matches` and find/findAll the
+ * string times the pattern, a set comparison its elements, list functions kube's traversal of the
+ * list, parsing a URL, IP, CIDR or quantity a tenth of the text, an authorization check kube's
+ * 350,000 (OPERATION_COST, charged by the handlers compile() wraps, and the functions of this file
+ * and of api/cel-lib-*.ts, through api/cel-cost.ts). So a long claim or list in an object cannot
+ * make one step cost much more work than it is charged, and the two limits stop the same runaway
+ * nesting at close to the same size.
  */
 export { CEL_COST_EXCEEDED, CEL_PER_CALL_LIMIT } from './cel-cost';
 /** kube's cost of one authorizer check (library/cost.go: two checks fit in one expression). */
