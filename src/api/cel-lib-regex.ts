@@ -86,12 +86,10 @@ interface Ops {
 let ops: Ops | undefined;
 function opsOf(prog: Prog): Ops {
   if (!ops) {
-    const Inst = Object.getPrototypeOf(prog.inst[0]).constructor as Ops;
-    ops = { ...Inst };
-    for (const k of ['ALT', 'ALT_MATCH', 'CAPTURE', 'EMPTY_WIDTH', 'FAIL', 'MATCH', 'NOP', 'RUNE', 'RUNE1', 'RUNE_ANY', 'RUNE_ANY_NOT_NL'] as const) {
-      if (typeof Inst[k] !== 'number') throw new Error(`@bufbuild/re2: instruction ${k} not found`);
-      ops[k] = Inst[k];
-    }
+    const Inst = Object.getPrototypeOf(prog.inst[0]).constructor as Partial<Ops>;
+    const names = ['ALT', 'ALT_MATCH', 'CAPTURE', 'EMPTY_WIDTH', 'FAIL', 'MATCH', 'NOP', 'RUNE', 'RUNE1', 'RUNE_ANY', 'RUNE_ANY_NOT_NL'] as const;
+    for (const k of names) if (typeof Inst[k] !== 'number') throw new Error(`@bufbuild/re2: instruction ${k} not found`);
+    ops = Object.fromEntries(names.map((k) => [k, Inst[k]])) as unknown as Ops;
   }
   return ops;
 }
