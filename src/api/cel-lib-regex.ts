@@ -3,17 +3,16 @@
  * regex library (k8s.io/apiserver pkg/cel/library/regex.go): `<string>.find(<string>) <string>`,
  * `<string>.findAll(<string>) <list<string>>` and `<string>.findAll(<string>, <int>)`.
  *
- * Patterns are RE2 as Go's regexp reads them, compiled by @bufbuild/re2 (Go's syntax, its
- * `error parsing regexp: …` texts). That package only answers whether a pattern matches, so the
- * positions find/findAll need come from a Pike VM below that runs @bufbuild/re2's compiled
- * program the way Go's regexp runs it (leftmost-first, threads in priority order): time linear
- * in the input times the program, whatever the input holds. Its work is charged: kube's cost of
- * find/findAll (the string's traversal times a quarter unit per pattern character) for the
- * first pass over the string, and the same rate for every further position a findAll search
- * has to rescan (Go's FindAll restarts after each match, which some patterns make quadratic).
+ * Patterns are compiled by re2js, a port of RE2/J, itself a port of Go's regexp: Go's syntax and
+ * error texts, leftmost-first matching, and time linear in the input for each search whatever the
+ * input holds. `find` is Go's FindString and `findAll` Go's FindAllString loop over the matcher's
+ * positions. Charged as kube charges them (library/cost.go): the string's traversal times a
+ * quarter unit per pattern character. Go's FindAll searches again from each match's end, so a
+ * pattern whose preferred branch keeps reading past its matches (`a*?b|a`) takes time quadratic
+ * in the string, in kube as here; kube charges no more for it, and neither does this.
  */
-import { RE2JS } from '@bufbuild/re2';
-import { charge, chargeOperation, matchCost, regexCost, traversal } from './cel-cost';
+import { RE2JS, RE2JSSyntaxException } from 're2js';
+import { chargeOperation, matchCost, regexCost, traversal } from './cel-cost';
 import type { CelRegistrar } from './cel-registrar';
 
 /**
@@ -23,16 +22,11 @@ import type { CelRegistrar } from './cel-registrar';
 const cache = new Map<string, RE2JS>();
 const CACHED_PATTERN_LENGTH = 1024;
 
-/** A pattern compiled as Go's regexp (RE2); throws Error with Go's `error parsing regexp: …`. */
+/** A pattern compiled as Go's regexp.Compile does; throws Error with Go's `error parsing regexp: …`. */
 export function re2(pattern: string): RE2JS {
   let re = cache.get(pattern);
   if (!re) {
-    try {
-      re = RE2JS.compile(pattern);
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      throw new Error(message.startsWith('error parsing regexp: ') ? message : `error parsing regexp: ${message}`);
-    }
+    re = compile(pattern);
     if (pattern.length > CACHED_PATTERN_LENGTH) return re;
     if (cache.size >= 256) cache.clear();
     cache.set(pattern, re);
@@ -50,270 +44,171 @@ export function regexCompileError(pattern: string): string | undefined {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The Pike VM over @bufbuild/re2's program (Go's regexp/exec.go machine, captures 0 and 1 only)
-// ---------------------------------------------------------------------------------------------
+// Where re2js departs from Go's regexp/syntax (Go 1.23, kube 1.32's).
+const DUPLICATE_NAME = 'duplicate capture group name';
+const WHOLE_PATTERN_ERRORS = new Set(['expression nests too deeply', 'expression too large']);
 
-interface Inst {
-  readonly op: number;
-  readonly out: number;
-  readonly arg: number;
-  matchRune(r: number): boolean;
-}
-interface Prog {
-  readonly inst: readonly Inst[];
-  readonly start: number;
-}
-interface CompiledRe2 {
-  readonly prog: Prog;
-  readonly cond: number;
-}
-
-/** The instruction codes, read from @bufbuild/re2's Inst class (not exported by name). */
-interface Ops {
-  ALT: number;
-  ALT_MATCH: number;
-  CAPTURE: number;
-  EMPTY_WIDTH: number;
-  FAIL: number;
-  MATCH: number;
-  NOP: number;
-  RUNE: number;
-  RUNE1: number;
-  RUNE_ANY: number;
-  RUNE_ANY_NOT_NL: number;
-}
-let ops: Ops | undefined;
-function opsOf(prog: Prog): Ops {
-  if (!ops) {
-    const Inst = Object.getPrototypeOf(prog.inst[0]).constructor as Partial<Ops>;
-    const names = ['ALT', 'ALT_MATCH', 'CAPTURE', 'EMPTY_WIDTH', 'FAIL', 'MATCH', 'NOP', 'RUNE', 'RUNE1', 'RUNE_ANY', 'RUNE_ANY_NOT_NL'] as const;
-    for (const k of names) if (typeof Inst[k] !== 'number') throw new Error(`@bufbuild/re2: instruction ${k} not found`);
-    ops = Object.fromEntries(names.map((k) => [k, Inst[k]])) as unknown as Ops;
-  }
-  return ops;
-}
-
-// RE2's empty-width assertions (syntax.EmptyOp), as @bufbuild/re2 encodes them.
-const EMPTY_BEGIN_LINE = 0x01;
-const EMPTY_END_LINE = 0x02;
-const EMPTY_BEGIN_TEXT = 0x04;
-const EMPTY_END_TEXT = 0x08;
-const EMPTY_WORD_BOUNDARY = 0x10;
-const EMPTY_NO_WORD_BOUNDARY = 0x20;
-
-const isWordRune = (r: number): boolean => (r >= 0x61 && r <= 0x7a) || (r >= 0x41 && r <= 0x5a) || (r >= 0x30 && r <= 0x39) || r === 0x5f;
-
-/** The assertions true between rune r1 and rune r2 (-1: the beginning or end of the text). */
-function emptyContext(r1: number, r2: number): number {
-  let op = 0;
-  if (r1 < 0) op |= EMPTY_BEGIN_TEXT | EMPTY_BEGIN_LINE;
-  if (r1 === 0x0a) op |= EMPTY_BEGIN_LINE;
-  if (r2 < 0) op |= EMPTY_END_TEXT | EMPTY_END_LINE;
-  if (r2 === 0x0a) op |= EMPTY_END_LINE;
-  op |= isWordRune(r1) !== isWordRune(r2) ? EMPTY_WORD_BOUNDARY : EMPTY_NO_WORD_BOUNDARY;
-  return op;
-}
-
-/** The code point at `pos` and its width in UTF-16 units; [-1, 0] at the end. */
-function step(s: string, pos: number): [number, number] {
-  if (pos >= s.length) return [-1, 0];
-  const r = s.codePointAt(pos) as number;
-  return [r, r > 0xffff ? 2 : 1];
-}
-
-/** A queue of threads (Go's queue): the instructions reached at one position, in priority order. */
-class Queue {
-  /** The generation in which each instruction was last added (Go's sparse set). */
-  readonly seen: Int32Array;
-  generation = 0;
-  /** Threads on rune and match instructions: their instruction and where their match started. */
-  readonly pcs: number[] = [];
-  readonly starts: number[] = [];
-  constructor(size: number) {
-    this.seen = new Int32Array(size).fill(-1);
-  }
-  clear(): void {
-    this.generation++;
-    this.pcs.length = 0;
-    this.starts.length = 0;
+function compile(pattern: string): RE2JS {
+  try {
+    return RE2JS.compile(pattern);
+  } catch (e) {
+    if (!(e instanceof RE2JSSyntaxException)) throw new Error(`error parsing regexp: ${e instanceof Error ? e.message : String(e)}`);
+    // Go allows a capture name twice (RE2/J does not); names play no part in matching.
+    if (e.getDescription() === DUPLICATE_NAME) return compileUnnamed(pattern);
+    throw new Error(goSyntaxError(e, pattern));
   }
 }
 
 /**
- * Go's machine.add: follows the empty transitions from `pc` (the preferred branch of an
- * alternation first), queueing the rune and match instructions reached.
+ * Go's text for a syntax error: `error parsing regexp: <code>: `<expr>``, the expression always
+ * quoted (re2js leaves out an empty one, and the whole pattern Go quotes for depth and size).
  */
-function add(prog: Prog, o: Ops, q: Queue, pc0: number, start: number, cond: number, stack: number[]): void {
-  stack.length = 0;
-  stack.push(pc0);
-  while (stack.length) {
-    const pc = stack.pop() as number;
-    if (q.seen[pc] === q.generation) continue;
-    q.seen[pc] = q.generation;
-    const inst = prog.inst[pc] as Inst;
-    switch (inst.op) {
-      case o.FAIL:
-        break;
-      case o.ALT:
-      case o.ALT_MATCH:
-        stack.push(inst.arg, inst.out);
-        break;
-      case o.EMPTY_WIDTH:
-        if ((inst.arg & ~cond) === 0) stack.push(inst.out);
-        break;
-      case o.NOP:
-      case o.CAPTURE:
-        stack.push(inst.out);
-        break;
-      default:
-        q.pcs.push(pc);
-        q.starts.push(start);
-    }
+function goSyntaxError(e: RE2JSSyntaxException, pattern: string): string {
+  const expr = e.getPattern() ?? (WHOLE_PATTERN_ERRORS.has(e.getDescription()) ? pattern : '');
+  return `error parsing regexp: ${e.getDescription()}: \`${expr}\``;
+}
+
+/**
+ * `pattern` compiled with its capture names taken out, as Go compiles one that names two groups
+ * alike. An error the rest of it has is reported on the pattern as written: Go quotes a suffix of
+ * the pattern or a piece of it, which maps back through the positions kept.
+ */
+function compileUnnamed(pattern: string): RE2JS {
+  const { text, origin } = withoutCaptureNames(pattern);
+  try {
+    return RE2JS.compile(text);
+  } catch (e) {
+    if (!(e instanceof RE2JSSyntaxException)) throw e;
+    const expr = e.getPattern();
+    const suffix = expr !== null && text.endsWith(expr) ? pattern.slice(origin[text.length - expr.length]) : undefined;
+    const asWritten = suffix ?? expr ?? (WHOLE_PATTERN_ERRORS.has(e.getDescription()) ? pattern : '');
+    throw new Error(`error parsing regexp: ${e.getDescription()}: \`${asWritten}\``);
   }
 }
 
-/** The rune before `pos` (-1 at the start of the text). */
-function runeBefore(s: string, pos: number): number {
-  if (pos <= 0) return -1;
-  const c = s.charCodeAt(pos - 1);
-  if (c >= 0xdc00 && c <= 0xdfff && pos >= 2) {
-    const h = s.charCodeAt(pos - 2);
-    if (h >= 0xd800 && h <= 0xdbff) return s.codePointAt(pos - 2) as number;
-  }
-  return c;
-}
+/** Go's isValidCaptureName: ASCII letters, digits and `_`, at least one. */
+const CAPTURE_NAME = /^[A-Za-z0-9_]+$/;
 
-/** Go's regexp machine for one compiled pattern, reused across the searches of one call. */
-class Machine {
-  private readonly prog: Prog;
-  private readonly ops: Ops;
-  private readonly anchored: boolean;
-  private runq: Queue;
-  private nextq: Queue;
-  private readonly stack: number[] = [];
-
-  constructor(re: RE2JS) {
-    const compiled = re.re2() as unknown as CompiledRe2;
-    this.prog = compiled.prog;
-    this.ops = opsOf(this.prog);
-    this.anchored = (compiled.cond & EMPTY_BEGIN_TEXT) !== 0;
-    this.runq = new Queue(this.prog.inst.length);
-    this.nextq = new Queue(this.prog.inst.length);
-  }
-
-  /**
-   * The leftmost-first match in `s` at or after `pos` (Go's machine.match): its [start, end] in
-   * UTF-16 units, or undefined. `onScan` is told how many positions the search went through.
-   */
-  match(s: string, pos: number, onScan: (positions: number) => void): [number, number] | undefined {
-    const { prog, ops: o, anchored, stack } = this;
-    let runq = this.runq;
-    let nextq = this.nextq;
-    const startPos = pos;
-    let matched: [number, number] | undefined;
-    let [r, width] = step(s, pos);
-    let [r1, width1] = r < 0 ? [-1, 0] : step(s, pos + width);
-    let flag = emptyContext(runeBefore(s, pos), r);
-    runq.clear();
-    for (;;) {
-      if (runq.pcs.length === 0 && ((anchored && pos !== 0) || matched)) break;
-      if (!matched && (pos === 0 || !anchored)) add(prog, o, runq, prog.start, pos, flag, stack);
-      flag = emptyContext(r, r1);
-      nextq.clear();
-      for (let j = 0; j < runq.pcs.length; j++) {
-        const inst = prog.inst[runq.pcs[j] as number] as Inst;
-        const start = runq.starts[j] as number;
-        let ok = false;
-        switch (inst.op) {
-          case o.MATCH:
-            matched = [start, pos];
-            j = runq.pcs.length; // the first match: the threads after this one have lower priority
-            continue;
-          case o.RUNE:
-          case o.RUNE1:
-            ok = r >= 0 && inst.matchRune(r);
-            break;
-          case o.RUNE_ANY:
-            ok = r >= 0;
-            break;
-          case o.RUNE_ANY_NOT_NL:
-            ok = r >= 0 && r !== 0x0a;
-            break;
-        }
-        if (ok) add(prog, o, nextq, inst.out, start, flag, stack);
+/**
+ * `(?P<name>` and `(?<name>` with a valid name turned into `(` outside escapes, `\Q…\E` and
+ * classes (an invalid one is left for the parser to refuse); `origin[i]` is where the text's
+ * i-th unit (or its end) was in the pattern.
+ */
+function withoutCaptureNames(pattern: string): { text: string; origin: number[] } {
+  let text = '';
+  const origin: number[] = [];
+  const keep = (from: number, to: number): void => {
+    for (let j = from; j < to; j++) origin.push(j);
+    text += pattern.slice(from, to);
+  };
+  let i = 0;
+  let inClass = false;
+  while (i < pattern.length) {
+    const c = pattern[i];
+    if (c === '\\') {
+      if (pattern[i + 1] === 'Q' && !inClass) {
+        const end = pattern.indexOf('\\E', i + 2);
+        const to = end < 0 ? pattern.length : end + 2;
+        keep(i, to);
+        i = to;
+      } else {
+        keep(i, Math.min(i + 2, pattern.length));
+        i += 2;
       }
-      if (width === 0) break;
-      pos += width;
-      [r, width] = [r1, width1];
-      [r1, width1] = r < 0 ? [-1, 0] : step(s, pos + width);
-      [runq, nextq] = [nextq, runq];
+      continue;
     }
-    this.runq = runq;
-    this.nextq = nextq;
-    onScan(pos - startPos + 1);
-    return matched;
+    if (inClass) {
+      if (c === '[' && pattern[i + 1] === ':') {
+        const end = pattern.indexOf(':]', i + 2);
+        if (end >= 0) {
+          keep(i, end + 2);
+          i = end + 2;
+          continue;
+        }
+      }
+      if (c === ']') inClass = false;
+      keep(i, i + 1);
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      // A `]` right after `[` or `[^` belongs to the class.
+      let j = i + 1;
+      if (pattern[j] === '^') j++;
+      if (pattern[j] === ']') j++;
+      keep(i, j);
+      i = j;
+      inClass = true;
+      continue;
+    }
+    const named = pattern.startsWith('(?P<', i) ? 4 : pattern.startsWith('(?<', i) ? 3 : 0;
+    const close = named ? pattern.indexOf('>', i + named) : -1;
+    if (close >= 0 && CAPTURE_NAME.test(pattern.slice(i + named, close))) {
+      keep(i, i + 1);
+      i = close + 1;
+      continue;
+    }
+    keep(i, i + 1);
+    i++;
   }
+  origin.push(pattern.length);
+  return { text, origin };
+}
+
+/** The width in UTF-16 units of the code point at `pos` (Go's step over one rune); 0 at the end. */
+function runeWidth(s: string, pos: number): number {
+  if (pos >= s.length) return 0;
+  const c = s.charCodeAt(pos);
+  if (c >= 0xd800 && c <= 0xdbff && pos + 1 < s.length) {
+    const d = s.charCodeAt(pos + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return 2;
+  }
+  return 1;
 }
 
 /**
- * Go's FindAllString(s, n) (n < 0: all): the successive leftmost-first matches, an empty match
- * right after the previous match skipped. `onScan` is told the positions each search scanned.
+ * Go's FindAllString(s, n) (n < 0: all), Go's allMatches loop: each search starts where the last
+ * match ended, and after an empty match one code point further on; an empty match right where
+ * the previous match ended is not one of the results.
  */
-export function findAllStrings(re: RE2JS, s: string, n: number, onScan: (positions: number) => void = () => undefined): string[] {
-  const machine = new Machine(re);
+export function findAllStrings(re: RE2JS, s: string, n: number): string[] {
   const out: string[] = [];
-  const limit = n < 0 ? s.length + 1 : n;
+  if (n < 0) n = s.length + 1;
+  const m = re.matcher(s);
   let pos = 0;
   let prevMatchEnd = -1;
-  while (out.length < limit && pos <= s.length) {
-    const m = machine.match(s, pos, onScan);
-    if (!m) break;
+  while (out.length < n && pos <= s.length) {
+    if (!m.find(pos)) break;
+    const start = m.start();
+    const end = m.end();
     let accept = true;
-    if (m[1] === pos) {
-      // An empty match: not right after the previous match; move on by one code point.
-      if (m[0] === prevMatchEnd) accept = false;
-      const [, width] = step(s, pos);
-      pos += width > 0 ? width : 1;
+    if (end === pos) {
+      if (start === prevMatchEnd) accept = false;
+      const width = runeWidth(s, pos);
+      pos = width > 0 ? pos + width : s.length + 1;
     } else {
-      pos = m[1];
+      pos = end;
     }
-    prevMatchEnd = m[1];
-    if (accept) out.push(s.slice(m[0], m[1]));
+    prevMatchEnd = end;
+    if (accept) out.push(s.slice(start, end));
   }
   return out;
 }
 
 /** Go's FindString: the leftmost-first match, or '' when there is none. */
-export function findString(re: RE2JS, s: string, onScan: (positions: number) => void = () => undefined): string {
-  const m = new Machine(re).match(s, 0, onScan);
-  return m ? s.slice(m[0], m[1]) : '';
+export function findString(re: RE2JS, s: string): string {
+  const m = re.matcher(s);
+  return m.find(0) ? s.slice(m.start(), m.end()) : '';
+}
+
+/** Go's MatchString: whether the pattern matches anywhere in `s`. */
+export function matchString(re: RE2JS, s: string): boolean {
+  return re.test(s);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The CEL functions
 // ---------------------------------------------------------------------------------------------
-
-/**
- * Charges kube's cost of find/findAll over `s` (its node has paid one unit) and returns the
- * scan callback charging the positions searched beyond the first pass, at the same rate.
- */
-function chargeFind(s: string, pattern: string): (positions: number) => void {
-  chargeOperation(matchCost(s, pattern.length));
-  const perPosition = regexCost(pattern.length) * 0.1;
-  let free = s.length + 1;
-  let owed = 0;
-  return (positions) => {
-    const paid = Math.min(free, positions);
-    free -= paid;
-    owed += (positions - paid) * perPosition;
-    if (owed >= 1) {
-      const units = Math.floor(owed);
-      owed -= units;
-      charge(units);
-    }
-  };
-}
 
 /** kube's find/findAll error for a pattern that does not compile (a pattern read at run time). */
 function findPattern(pattern: string): RE2JS {
@@ -326,18 +221,18 @@ function findPattern(pattern: string): RE2JS {
 
 /** Declares `matches` (under the name cel.ts renames it to) and kube's find/findAll. */
 export function registerRegexLibrary(env: CelRegistrar, matchesName: string): void {
-  const matches = (s: string, p: string): boolean => (chargeOperation(traversal(1 + s.length) * regexCost(p.length)), re2(p).test(s));
+  const matches = (s: string, p: string): boolean => (chargeOperation(traversal(1 + s.length) * regexCost(p.length)), matchString(re2(p), s));
   env.registerFunction(`string.${matchesName}(string): bool`, matches);
   env.registerFunction(`${matchesName}(string, string): bool`, matches);
   env.registerFunction('string.find(string): string', (s: string, p: string) => {
-    const onScan = chargeFind(s, p);
-    return findString(findPattern(p), s, onScan);
+    chargeOperation(matchCost(s, p.length));
+    return findString(findPattern(p), s);
   });
   const findAll = (s: string, p: string, n: bigint): string[] => {
-    const onScan = chargeFind(s, p);
+    chargeOperation(matchCost(s, p.length));
     // Go's int(n): any negative limit is "all"; a limit past the string's length finds them all.
     const limit = n < 0n ? -1 : n > BigInt(s.length + 1) ? s.length + 1 : Number(n);
-    return findAllStrings(findPattern(p), s, limit, onScan);
+    return findAllStrings(findPattern(p), s, limit);
   };
   env.registerFunction('string.findAll(string): list<string>', (s: string, p: string) => findAll(s, p, -1n));
   env.registerFunction('string.findAll(string, int): list<string>', findAll);

@@ -29,9 +29,9 @@
  * to 1.32): the strings extension version 2 (charAt, indexOf, lastIndexOf, join, lowerAscii,
  * upperAscii, replace, split, substring, trim, format, strings.quote), kube's lists library
  * (isSorted, sum, min, max, indexOf, lastIndexOf), the sets extension, regular expressions
- * (`matches`, kube's find/findAll: api/cel-lib-regex.ts) with RE2's syntax and linear time
- * (@bufbuild/re2, so a token's claim cannot make a pattern backtrack for ever), kube's URL, IP,
- * CIDR, quantity and format libraries (api/cel-lib-*.ts), two-variable comprehensions
+ * (`matches`, kube's find/findAll: api/cel-lib-regex.ts) with Go's syntax and linear time (re2js,
+ * Go's regexp ported, so a token's claim cannot make a pattern backtrack for ever), kube's URL,
+ * IP, CIDR, quantity and format libraries (api/cel-lib-*.ts), two-variable comprehensions
  * (api/cel-lib-comprehensions.ts; refused with `newExpression`, as kube's environment for an
  * expression a write introduces, at its compatibility version 1.31, has none), and the
  * authorizer library. kube's qualified function names (`ip.isCanonical`, `format.named`,
