@@ -49,6 +49,7 @@ import { registerQuantityLibrary } from './cel-lib-quantity';
 import { regexCompileError, registerRegexLibrary } from './cel-lib-regex';
 import { registerURLLibrary } from './cel-lib-url';
 import type { CelNamespace } from './cel-registrar';
+import { fieldErrors, type FieldError, type PathLike } from './field-errors';
 import { compareGoStrings } from './go-format';
 
 // cel-js is ES modules only: require() of ESM (Node ≥ 20.19), typed through the import above.
@@ -327,6 +328,14 @@ export class CelCompileError extends Error {
     readonly type: 'Invalid' | 'InternalError' = 'Invalid',
   ) {
     super(message);
+  }
+
+  /**
+   * The field error kube's validators make of it (convertCELErrorToValidationError): `Invalid
+   * value: "<expression>": <message>`, or `Internal error: <message>`.
+   */
+  fieldError(path: PathLike, expression: string): FieldError {
+    return this.type === 'InternalError' ? fieldErrors.internal(path, this.message) : fieldErrors.invalid(path, expression, this.message);
   }
 }
 

@@ -502,6 +502,38 @@ describe('update rules (ValidateMutatingWebhookConfigurationUpdate / ValidateVal
     expect(updateErrors(validating, [good(broken)], [good(broken), good({ name: 'other.example.com' })])).toHaveLength(1);
   });
 
+  test("an expression the write introduces is checked in kube's environment for new expressions; one the stored object has, in the stored one", () => {
+    const twoVar = { name: 'two', expression: 'object.metadata.labels.all(k, v, v != "")' };
+    const refused = expect.stringMatching(
+      /^webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: "object\.metadata\.labels\.all\(k, v, v != \\"\\"\)": compilation failed: ERROR: <input>:1:27: undeclared reference to 'all'/,
+    );
+    // A create: every expression is new (kube 1.32 checks them at its compatibility version, 1.31).
+    expect(errs(good({ matchConditions: [twoVar] }), validating)).toEqual([refused]);
+    expect(errs(good({ matchConditions: [twoVar] }), mutating)).toEqual([refused]);
+    // Stored by a newer server (or before the check): kept, moved to another webhook, or beside a new condition.
+    const stored = [good({ matchConditions: [twoVar] })];
+    expect(updateErrors(validating, stored, [good({ matchConditions: [twoVar, { name: 'y', expression: 'true' }] })])).toEqual([]);
+    expect(updateErrors(mutating, stored, [good({ name: 'other.example.com' }), good({ matchConditions: [{ ...twoVar, name: 'renamed' }] })])).toEqual([]);
+    // Changed, it is new again.
+    expect(updateErrors(validating, stored, [good({ matchConditions: [{ ...twoVar, expression: `${twoVar.expression} && true` }] })])).toEqual([
+      expect.stringMatching(/^webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: .*undeclared reference to 'all'/),
+    ]);
+    // kube looks the trimmed expression up among the stored ones as written: spaces added are
+    // trimmed away (stored), an expression stored with spaces is new.
+    expect(updateErrors(validating, stored, [good({ matchConditions: [{ ...twoVar, expression: `${twoVar.expression} ` }] })])).toEqual([]);
+    const spaced = [good({ matchConditions: [{ ...twoVar, expression: ` ${twoVar.expression}` }] })];
+    expect(updateErrors(validating, spaced, [good({ matchConditions: [twoVar] })])).toEqual([refused]);
+  });
+
+  test("a literal pattern that does not compile is kube's InternalError (program instantiation failed)", () => {
+    expect(errs(good({ matchConditions: [{ name: 'p', expression: "object.metadata.name.find('[') == ''" }] }))).toEqual([
+      'webhooks[0].matchConditions[0].expression: Internal error: program instantiation failed: error parsing regexp: missing closing ]: `[`',
+    ]);
+    expect(errs(good({ matchConditions: [{ name: 'p', expression: "object.metadata.name.matches('[')" }] }))).toEqual([
+      expect.stringMatching(/^webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: .*: compilation failed: ERROR: <input>:1:30: invalid matches argument/),
+    ]);
+  });
+
   test('metadata is checked twice, as kube (the generic store, then the strategy)', () => {
     const old = config(mutating, [good()], { resourceVersion: '1' });
     const obj = config(mutating, [good()], { resourceVersion: '1', labels: { 'bad key!': 'v' } });
