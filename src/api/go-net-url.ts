@@ -1,9 +1,10 @@
 /**
- * Go's net/url as kube-apiserver 1.32 (Go 1.23) has it, as far as kube's CEL url library and the
- * `uri` format read it: Parse and ParseRequestURI (with Go's `parse "<url>": <reason>` errors),
- * EscapedPath, Hostname, Port and Query. Works on the UTF-8 bytes, as Go does, so escapes match.
+ * Go's net/url as kube-apiserver 1.32 (Go 1.23) has it, as far as kube reads it: the CEL url
+ * library and the `uri` format, and the webhook URL check of admission webhook configurations
+ * (apiserver pkg/util/webhook ValidateWebhookURL): Parse and ParseRequestURI (with Go's
+ * `parse "<url>": <reason>` errors, quoted as Go's %q quotes bytes), EscapedPath, Hostname, Port
+ * and Query. Works on the UTF-8 bytes, as Go does, so escapes and errors match.
  */
-import { goQuote } from './go-format';
 
 /** A parse failure; `message` is the text of Go's *url.Error. */
 export class GoUrlError extends Error {}
@@ -28,6 +29,8 @@ export interface GoURL {
   /** The fragment, unescaped, and as written when that is not its default escaping. */
   fragment: string;
   rawFragment: string;
+  /** The fragment's bytes (Go's Fragment): %XX may unescape to bytes that are not UTF-8. */
+  fragmentBytes: Buffer;
 }
 
 type Mode = 'path' | 'pathSegment' | 'host' | 'zone' | 'userPassword' | 'queryComponent' | 'fragment';
@@ -64,24 +67,23 @@ function shouldEscape(c: number, mode: Mode): boolean {
   return true;
 }
 
-/** Go's unescape: the unescaped bytes as a string, or throws Go's error text. */
-function unescape(text: string, mode: Mode): string {
-  const s = utf8(text);
+/** Go's unescape: the unescaped bytes, or throws Go's error text. */
+function unescapeBytes(s: Buffer, mode: Mode): Buffer {
   let n = 0;
   let hasPlus = false;
   for (let i = 0; i < s.length; ) {
     const c = s[i] as number;
     if (c === 0x25) {
       n++;
-      if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) {
-        throw new GoUrlError(`invalid URL escape ${goQuote(s.subarray(i, i + 3).toString('utf8'))}`);
-      }
-      const three = s.subarray(i, i + 3).toString('latin1');
+      // Go quotes the three bytes, which may cut a multi-byte character.
+      const three = s.subarray(i, i + 3);
+      if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) throw new GoUrlError(`invalid URL escape ${goQuoteBytes(three)}`);
+      const escapeText = three.toString('latin1');
       // In a host, %-escapes are for non-ASCII bytes only, %25 aside (RFC 6874).
-      if (mode === 'host' && unhex(s[i + 1] as number) < 8 && three !== '%25') throw new GoUrlError(`invalid URL escape ${goQuote(three)}`);
+      if (mode === 'host' && unhex(s[i + 1] as number) < 8 && escapeText !== '%25') throw new GoUrlError(`invalid URL escape ${goQuoteBytes(three)}`);
       if (mode === 'zone') {
         const v = (unhex(s[i + 1] as number) << 4) | unhex(s[i + 2] as number);
-        if (three !== '%25' && v !== 0x20 && shouldEscape(v, 'host')) throw new GoUrlError(`invalid URL escape ${goQuote(three)}`);
+        if (escapeText !== '%25' && v !== 0x20 && shouldEscape(v, 'host')) throw new GoUrlError(`invalid URL escape ${goQuoteBytes(three)}`);
       }
       i += 3;
     } else if (c === 0x2b) {
@@ -89,12 +91,12 @@ function unescape(text: string, mode: Mode): string {
       i++;
     } else {
       if ((mode === 'host' || mode === 'zone') && c < 0x80 && shouldEscape(c, mode)) {
-        throw new GoUrlError(`invalid character ${goQuote(String.fromCharCode(c))} in host name`);
+        throw new GoUrlError(`invalid character ${goQuoteBytes(s.subarray(i, i + 1))} in host name`);
       }
       i++;
     }
   }
-  if (n === 0 && !hasPlus) return text;
+  if (n === 0 && !hasPlus) return s;
   const out: number[] = [];
   for (let i = 0; i < s.length; i++) {
     const c = s[i] as number;
@@ -104,7 +106,14 @@ function unescape(text: string, mode: Mode): string {
     } else if (c === 0x2b && mode === 'queryComponent') out.push(0x20);
     else out.push(c);
   }
-  return Buffer.from(out).toString('utf8');
+  return Buffer.from(out);
+}
+
+/** Go's unescape, the bytes read as UTF-8 (a byte that is not becomes U+FFFD). */
+function unescape(text: string, mode: Mode): string {
+  const s = utf8(text);
+  const out = unescapeBytes(s, mode);
+  return out === s ? text : out.toString('utf8');
 }
 
 /** Go's escape: upper-case %XX for each byte that must be escaped (space as `+` in a query component). */
@@ -148,12 +157,12 @@ function parseHost(host: string): string {
     const close = host.lastIndexOf(']');
     if (close < 0) throw new GoUrlError("missing ']' in host");
     const colonPort = host.slice(close + 1);
-    if (!validOptionalPort(colonPort)) throw new GoUrlError(`invalid port ${goQuote(colonPort)} after host`);
+    if (!validOptionalPort(colonPort)) throw new GoUrlError(`invalid port ${goQuoteBytes(utf8(colonPort))} after host`);
     const zone = host.slice(0, close).indexOf('%25');
     if (zone >= 0) return unescape(host.slice(0, zone), 'host') + unescape(host.slice(zone, close), 'zone') + unescape(host.slice(close), 'host');
   } else {
     const colon = host.lastIndexOf(':');
-    if (colon >= 0 && !validOptionalPort(host.slice(colon))) throw new GoUrlError(`invalid port ${goQuote(host.slice(colon))} after host`);
+    if (colon >= 0 && !validOptionalPort(host.slice(colon))) throw new GoUrlError(`invalid port ${goQuoteBytes(utf8(host.slice(colon)))} after host`);
   }
   return unescape(host, 'host');
 }
@@ -184,7 +193,7 @@ function parse(raw: string, viaRequest: boolean): GoURL {
   // eslint-disable-next-line no-control-regex -- Go refuses ASCII control characters
   if (/[\x00-\x1f\x7f]/.test(raw)) throw new GoUrlError('net/url: invalid control character in URL');
   if (raw === '' && viaRequest) throw new GoUrlError('empty url');
-  const url: GoURL = { scheme: '', opaque: '', host: '', path: '', rawPath: '', rawQuery: '', forceQuery: false, fragment: '', rawFragment: '' };
+  const url: GoURL = { scheme: '', opaque: '', host: '', path: '', rawPath: '', rawQuery: '', forceQuery: false, fragment: '', rawFragment: '', fragmentBytes: EMPTY };
   if (raw === '*') return { ...url, path: '*' };
   const [scheme, afterScheme] = getScheme(raw);
   url.scheme = scheme.toLowerCase();
@@ -214,7 +223,9 @@ function parse(raw: string, viaRequest: boolean): GoURL {
   return url;
 }
 
-const urlError = (raw: string, e: unknown): Error => (e instanceof GoUrlError ? new GoUrlError(`parse ${goQuote(raw)}: ${e.message}`) : (e as Error));
+const EMPTY = Buffer.alloc(0);
+
+const urlError = (raw: string, e: unknown): Error => (e instanceof GoUrlError ? new GoUrlError(`parse ${goQuoteBytes(utf8(raw))}: ${e.message}`) : (e as Error));
 
 /** Go's url.Parse. Throws GoUrlError (`parse "<url>": <reason>`). */
 export function parseURL(raw: string): GoURL {
@@ -229,10 +240,11 @@ export function parseURL(raw: string): GoURL {
   if (hash >= 0 && hash < raw.length - 1) {
     const f = raw.slice(hash + 1);
     try {
-      url.fragment = unescape(f, 'fragment');
+      url.fragmentBytes = unescapeBytes(utf8(f), 'fragment');
     } catch (e) {
       throw urlError(raw, e);
     }
+    url.fragment = url.fragmentBytes.toString('utf8');
     url.rawFragment = escape(url.fragment, 'fragment') === f ? '' : f;
   }
   return url;
@@ -334,4 +346,55 @@ export function urlString(u: GoURL): string {
   if (u.forceQuery || u.rawQuery !== '') out += `?${u.rawQuery}`;
   if (u.fragment !== '') out += `#${escaped(u.rawFragment, u.fragment, 'fragment') ?? escape(u.fragment, 'fragment')}`;
   return out;
+}
+
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * Go's strconv.Quote of bytes (%q of a string holding them): invalid UTF-8 bytes as \xNN,
+ * unprintable runes escaped, printable ones kept.
+ */
+export function goQuoteBytes(b: Buffer): string {
+  let out = '"';
+  let i = 0;
+  while (i < b.length) {
+    const [rune, size] = decodeRune(b, i);
+    if (rune < 0) {
+      out += `\\x${(b[i] as number).toString(16).padStart(2, '0')}`;
+      i++;
+      continue;
+    }
+    i += size;
+    const ch = String.fromCodePoint(rune);
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (printable.test(ch)) out += ch;
+    else if (ch === '\x07') out += '\\a';
+    else if (ch === '\b') out += '\\b';
+    else if (ch === '\f') out += '\\f';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\v') out += '\\v';
+    else if (rune < 0x20 || rune === 0x7f) out += `\\x${rune.toString(16).padStart(2, '0')}`;
+    else if (rune < 0x10000) out += `\\u${rune.toString(16).padStart(4, '0')}`;
+    else out += `\\U${rune.toString(16).padStart(8, '0')}`;
+  }
+  return out + '"';
+}
+
+/** One UTF-8 rune at `i`: [code point, size], or [-1, 1] for an invalid byte (Go's RuneError). */
+function decodeRune(b: Buffer, i: number): [number, number] {
+  const c0 = b[i] as number;
+  if (c0 < 0x80) return [c0, 1];
+  const need = c0 >= 0xf0 && c0 <= 0xf4 ? 4 : c0 >= 0xe0 ? (c0 <= 0xef ? 3 : 0) : c0 >= 0xc2 ? 2 : 0;
+  if (need === 0 || i + need > b.length) return [-1, 1];
+  let rune = c0 & (need === 2 ? 0x1f : need === 3 ? 0x0f : 0x07);
+  for (let k = 1; k < need; k++) {
+    const c = b[i + k] as number;
+    if ((c & 0xc0) !== 0x80) return [-1, 1];
+    rune = (rune << 6) | (c & 0x3f);
+  }
+  const min = need === 2 ? 0x80 : need === 3 ? 0x800 : 0x10000;
+  if (rune < min || rune > 0x10ffff || (rune >= 0xd800 && rune <= 0xdfff)) return [-1, 1];
+  return [rune, need];
 }

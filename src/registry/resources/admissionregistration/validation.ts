@@ -24,7 +24,7 @@ import {
 import { semanticEqual } from '../../../api/semantic-equal';
 import { CelCompileError, compileAdmissionMatchCondition } from '../../../api/admission-cel';
 import { type MatchConditionJson, type RuleWithOperationsJson, type WebhookClientConfigJson, type WebhookJson, type WebhookKind, webhooksOf } from './common';
-import { goQuoteBytes, parseGoUrl } from './go-url';
+import { type GoURL, GoUrlError, goQuoteBytes, parseURL } from '../../../api/go-net-url';
 
 /** kube's validationOptions for webhook configurations. */
 interface WebhookValidationOptions {
@@ -171,14 +171,21 @@ const urlForm = '; desired format: https://host[/path]';
 
 /** apiserver webhook.ValidateWebhookURL with https required. */
 export function validateWebhookUrl(path: FieldPath, url: string): FieldError[] {
-  const u = parseGoUrl(url);
-  if ('error' in u) return [fieldErrors.required(path, `url must be a valid URL: ${u.error}${urlForm}`)];
+  let u: GoURL;
+  try {
+    u = parseURL(url);
+  } catch (e) {
+    if (!(e instanceof GoUrlError)) throw e;
+    return [fieldErrors.required(path, `url must be a valid URL: ${e.message}${urlForm}`)];
+  }
+  // The values are Go strings kube quotes with %q: the fragment's bytes may not be UTF-8.
+  const invalid = (value: string, bytes: Buffer, detail: string): FieldError => ({ ...fieldErrors.invalid(path, value, detail), badValueText: goQuoteBytes(bytes) });
   const errs: FieldError[] = [];
   if (u.scheme !== 'https') errs.push(fieldErrors.invalid(path, u.scheme, `'https' is the only allowed URL scheme${urlForm}`));
   if (u.host.length === 0) errs.push(fieldErrors.invalid(path, u.host, `host must be specified${urlForm}`));
-  if (u.user) errs.push({ ...fieldErrors.invalid(path, u.user.toString('utf8'), 'user information is not permitted in the URL'), badValueText: goQuoteBytes(u.user) });
-  if (u.fragment.length) errs.push({ ...fieldErrors.invalid(path, u.fragment.toString('utf8'), 'fragments are not permitted in the URL'), badValueText: goQuoteBytes(u.fragment) });
-  if (u.rawQuery.length) errs.push({ ...fieldErrors.invalid(path, u.rawQuery.toString('utf8'), 'query parameters are not permitted in the URL'), badValueText: goQuoteBytes(u.rawQuery) });
+  if (u.user !== undefined) errs.push(invalid(u.user, Buffer.from(u.user), 'user information is not permitted in the URL'));
+  if (u.fragmentBytes.length) errs.push(invalid(u.fragment, u.fragmentBytes, 'fragments are not permitted in the URL'));
+  if (u.rawQuery.length) errs.push(invalid(u.rawQuery, Buffer.from(u.rawQuery), 'query parameters are not permitted in the URL'));
   return errs;
 }
 
