@@ -9,10 +9,13 @@
  * positions. Charged as kube charges them (library/cost.go): the string's traversal times a
  * quarter unit per pattern character. Go's FindAll searches again from each match's end, so a
  * pattern whose preferred branch keeps reading past its matches (`a*?b|a`) takes time quadratic
- * in the string, in kube as here; kube charges no more for it, and neither does this.
+ * in the string, in kube as here; kube charges no more for it. Go runs it on one goroutine; here
+ * it would hold the event loop (16 s for 20,000 characters), so one findAll may search for at most
+ * FIND_ALL_TIME_LIMIT_MS (looked at between searches, each of which is linear), past which the
+ * evaluation ends as if its cost were spent: ours, not kube's, and only such patterns reach it.
  */
 import { RE2JS, RE2JSSyntaxException } from 're2js';
-import { chargeOperation, matchCost, regexCost, traversal } from './cel-cost';
+import { CostExceeded, chargeOperation, matchCost, regexCost, traversal } from './cel-cost';
 import type { CelRegistrar } from './cel-registrar';
 
 /**
@@ -166,18 +169,24 @@ function runeWidth(s: string, pos: number): number {
   return 1;
 }
 
+/** How long one findAll may keep searching (the server's event loop waits meanwhile). */
+export const FIND_ALL_TIME_LIMIT_MS = 100;
+
 /**
  * Go's FindAllString(s, n) (n < 0: all), Go's allMatches loop: each search starts where the last
  * match ended, and after an empty match one code point further on; an empty match right where
  * the previous match ended is not one of the results.
  */
-export function findAllStrings(re: RE2JS, s: string, n: number): string[] {
+export function findAllStrings(re: RE2JS, s: string, n: number, timeLimitMs = FIND_ALL_TIME_LIMIT_MS): string[] {
   const out: string[] = [];
   if (n < 0) n = s.length + 1;
   const m = re.matcher(s);
   let pos = 0;
   let prevMatchEnd = -1;
-  while (out.length < n && pos <= s.length) {
+  const deadline = performance.now() + timeLimitMs;
+  for (let searches = 0; out.length < n && pos <= s.length; searches++) {
+    // The clock is read every 16 searches: a search of a match-dense string is short.
+    if ((searches & 15) === 15 && performance.now() > deadline) throw new CostExceeded();
     if (!m.find(pos)) break;
     const start = m.start();
     const end = m.end();
