@@ -83,12 +83,15 @@ export interface CompiledAdmissionMatchCondition {
 
 /**
  * Compiles one matchCondition; throws CelCompileError whose message is kube's detail for the
- * field's Invalid error (`compilation failed: ERROR: <input>:1:4: …`, or `must evaluate to bool
- * but got <type>`). kube's validation compiles the expression with surrounding spaces trimmed
- * (and reports an empty one as Required before compiling): a validator should pass it trimmed.
+ * field's error (`compilation failed: ERROR: <input>:1:4: …`, or `must evaluate to bool but got
+ * <type>`; its `fieldError` makes the field error). kube's validation compiles the expression with
+ * surrounding spaces trimmed (and reports an empty one as Required before compiling): a validator
+ * should pass it trimmed. `newExpression`: an expression a write introduces, checked in kube's
+ * environment for new expressions (its compatibility version's); else the stored expressions'
+ * environment, which the admission plugin compiles with.
  */
-export function compileAdmissionMatchCondition(name: string, expression: string): CompiledAdmissionMatchCondition {
-  const program = admissionEnvironment().compile(expression, { resultTypes: ['bool'], withActual: true });
+export function compileAdmissionMatchCondition(name: string, expression: string, opts: { newExpression?: boolean } = {}): CompiledAdmissionMatchCondition {
+  const program = admissionEnvironment().compile(expression, { resultTypes: ['bool'], withActual: true, newExpression: opts.newExpression ?? false });
   return { name, expression, program };
 }
 

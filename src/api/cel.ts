@@ -24,16 +24,33 @@
  * `map(string, any)`). Evaluation errors use cel-go's words too (`no such key: x`). Syntax errors
  * keep cel-js's description (ANTLR's `mismatched input … expecting {…}` lists cannot be rebuilt).
  *
- * kube's base library beyond standard CEL, as far as it is here: the strings extension (charAt,
- * indexOf, lastIndexOf, join, lowerAscii, upperAscii, replace, split, substring, trim, format,
- * strings.quote), kube's lists library (isSorted, sum, min, max, indexOf, lastIndexOf), the sets
- * extension, regular expressions with RE2's syntax and linear time (@bufbuild/re2, so a token's
- * claim cannot make a pattern backtrack for ever), and the authorizer library. Not here (a compile
- * error names the function): find/findAll, url(), ip()/cidr(), quantity(), format.named(),
- * two-variable comprehensions, optional list/map entries (`[?x]`).
+ * kube 1.32's base environment (apiserver pkg/cel/environment/base.go), as kube compiles
+ * configuration files and stored expressions (its StoredExpressions environment, every library up
+ * to 1.32): the strings extension version 2 (charAt, indexOf, lastIndexOf, join, lowerAscii,
+ * upperAscii, replace, split, substring, trim, format, strings.quote), kube's lists library
+ * (isSorted, sum, min, max, indexOf, lastIndexOf), the sets extension, regular expressions
+ * (`matches`, kube's find/findAll: api/cel-lib-regex.ts) with Go's syntax and linear time (re2js,
+ * Go's regexp ported, so a token's claim cannot make a pattern backtrack for ever), kube's URL,
+ * IP, CIDR, quantity and format libraries (api/cel-lib-*.ts), two-variable comprehensions
+ * (api/cel-lib-comprehensions.ts; refused with `newExpression`, as kube's environment for an
+ * expression a write introduces, at its compatibility version 1.31, has none), and the
+ * authorizer library. kube's qualified function names (`ip.isCanonical`, `format.named`,
+ * `strings.quote`, `net.IP`) are member functions and fields of namespace constants here
+ * (CelNamespace), which checkNamespaces keeps to those uses. A literal pattern that does not
+ * compile is refused at compile time as kube refuses it (cel-go's regex validator for `matches`,
+ * program creation for find/findAll). Not here: optional list/map entries (`[?x]`).
  */
 import type * as CelJs from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
-import { RE2JS } from '@bufbuild/re2';
+import { CEL_COST_EXCEEDED, CEL_PER_CALL_LIMIT, charge, chargeOperation, CostExceeded, sizeOf, tick, traversal, traversalCost, withBudget } from './cel-cost';
+import { registerTwoVarComprehensions, TWO_VAR_MACROS } from './cel-lib-comprehensions';
+import { FORMAT_NAMESPACE, registerFormatLibrary } from './cel-lib-format';
+import { CelCIDR, CelIP, IP_NAMESPACE, NET_NAMESPACE, registerNetLibrary } from './cel-lib-net';
+import { registerQuantityLibrary } from './cel-lib-quantity';
+import { regexCompileError, registerRegexLibrary } from './cel-lib-regex';
+import { registerURLLibrary } from './cel-lib-url';
+import type { CelNamespace } from './cel-registrar';
+import { fieldErrors, type FieldError, type PathLike } from './field-errors';
+import { compareGoStrings } from './go-format';
 
 // cel-js is ES modules only: require() of ESM (Node ≥ 20.19), typed through the import above.
 const celJs = require('@marcbachmann/cel-js') as typeof CelJs;
@@ -111,43 +128,17 @@ function goTypeName(celJsName: string): string {
  * every operator, call and comprehension step goes through, is wrapped once for the process).
  * An operation whose work grows with its operands costs what cel-go and kube's library charge for
  * it instead of that unit: `in` a list its size, comparing or concatenating strings and lists a
- * tenth of their size, string functions a tenth of the string, `matches` the string times the
- * pattern, a set comparison its elements, an authorization check kube's 350,000 (OPERATION_COST,
- * charged by the handlers compile() wraps, and the functions of this file). So a long claim or
- * list in an object cannot make one step cost much more work than it is charged, and the two
- * limits stop the same runaway nesting at close to the same size. Evaluations are synchronous, so
- * one budget is active at a time.
+ * tenth of their size, string functions a tenth of the string, `matches` and find/findAll the
+ * string times the pattern, a set comparison its elements, list functions kube's traversal of the
+ * list, parsing a URL, IP, CIDR or quantity a tenth of the text, an authorization check kube's
+ * 350,000 (OPERATION_COST, charged by the handlers compile() wraps, and the functions of this file
+ * and of api/cel-lib-*.ts, through api/cel-cost.ts). So a long claim or list in an object cannot
+ * make one step cost much more work than it is charged, and the two limits stop the same runaway
+ * nesting at close to the same size.
  */
-export const CEL_PER_CALL_LIMIT = 1_000_000;
-export const CEL_COST_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
+export { CEL_COST_EXCEEDED, CEL_PER_CALL_LIMIT } from './cel-cost';
 /** kube's cost of one authorizer check (library/cost.go: two checks fit in one expression). */
 const CEL_AUTHZ_CHECK_COST = 350_000;
-
-class CostExceeded extends Error {}
-
-let budget: { spent: number; limit: number } | undefined;
-
-function charge(units: number): void {
-  if (budget && (budget.spent += units) > budget.limit) throw new CostExceeded(CEL_COST_EXCEEDED);
-}
-
-/** Charges an operation's cost, of which its node has paid one unit already. */
-function chargeOperation(units: number): void {
-  if (units > 1) charge(units - 1);
-}
-
-/** cel-go's actualSize: the length of a string, list or bytes, the size of a map, else 1. */
-function sizeOf(v: unknown): number {
-  if (typeof v === 'string' || Array.isArray(v) || v instanceof Uint8Array) return v.length;
-  if (v instanceof Map || v instanceof Set) return v.size;
-  return 1;
-}
-
-/** cel-go's StringTraversalCostFactor: a tenth of a unit per character or element, rounded up. */
-const traversal = (size: number): number => Math.ceil(size * 0.1);
-
-/** cel-go's cost of `matches`: the string's traversal times a quarter unit per pattern character. */
-const matchCost = (s: string, pattern: string): number => traversal(1 + s.length) * Math.ceil(pattern.length * 0.25);
 
 const compareCost = (l: unknown, r: unknown): number => traversal(Math.min(sizeOf(l), sizeOf(r)));
 
@@ -220,7 +211,7 @@ function installCostCounting(): void {
   if (proto.costCounted) return;
   const run = proto.run;
   proto.run = function (this: unknown, ast: unknown, ctx: unknown) {
-    if (budget && ++budget.spent > budget.limit) throw new CostExceeded(CEL_COST_EXCEEDED);
+    tick();
     return run.call(this, ast, ctx);
   };
   // `||`, `&&` and the quantifiers evaluate an operand with tryEval, which hands an error back as a
@@ -327,6 +318,25 @@ function fromCel(root: unknown): CelResultValue {
 /** A compile error as kube's apiserver cel.Error: `Invalid` with its detail. */
 export class CelCompileError extends Error {
   override readonly name = 'CelCompileError';
+  constructor(
+    message: string,
+    /**
+     * kube's cel.Error type: `Invalid` (the field's Invalid error) for what the checker refuses,
+     * `InternalError` for a program cel-go cannot make (`program instantiation failed: …`, a
+     * find/findAll pattern that does not compile), which kube reports as the field's InternalError.
+     */
+    readonly type: 'Invalid' | 'InternalError' = 'Invalid',
+  ) {
+    super(message);
+  }
+
+  /**
+   * The field error kube's validators make of it (convertCELErrorToValidationError): `Invalid
+   * value: "<expression>": <message>`, or `Internal error: <message>`.
+   */
+  fieldError(path: PathLike, expression: string): FieldError {
+    return this.type === 'InternalError' ? fieldErrors.internal(path, this.message) : fieldErrors.invalid(path, expression, this.message);
+  }
 }
 
 /** An evaluation error with cel-go's wording (what kube puts after `resulted in error: `). */
@@ -526,12 +536,142 @@ function checkHomogeneous(root: CheckedNode, aliases: ReadonlyMap<string, string
   return found;
 }
 
+/** The macros that declare a variable for their other arguments (`list.all(x, p)`, `cel.bind(x, v, e)`). */
+const BINDING_MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+
+/**
+ * kube's qualified names (`ip.isCanonical`, `format.named`, `net.IP`, `strings.quote`) are, here,
+ * member functions and fields of a namespace constant (see CelNamespace). cel-go knows no such
+ * identifier: the namespace's name alone, or with a function or field it does not have, is an
+ * undeclared reference (with the unknown function's own, as cel-go reports both). A
+ * comprehension's or cel.bind's variable of the same name hides the namespace.
+ */
+function checkNamespaces(root: CheckedNode): Array<{ at: CheckedNode; message: string }> {
+  const issues: Array<{ at: CheckedNode; message: string }> = [];
+  const allowed = new Set<CheckedNode>();
+  const stack: Array<{ x: unknown; bound: ReadonlySet<string> }> = [{ x: root, bound: new Set() }];
+  const isNode = (x: unknown): x is CheckedNode => !!x && typeof x === 'object' && typeof (x as CheckedNode).op === 'string' && 'args' in (x as object);
+  const namespaceOf = (x: unknown, bound: ReadonlySet<string>): CelNamespace | undefined =>
+    isNode(x) && x.op === 'id' && typeof x.args === 'string' && !bound.has(x.args) ? NAMESPACES.get(x.args) : undefined;
+  while (stack.length) {
+    const { x, bound } = stack.pop()!;
+    if (Array.isArray(x)) {
+      for (let i = x.length - 1; i >= 0; i--) stack.push({ x: x[i], bound });
+      continue;
+    }
+    if (!isNode(x)) {
+      if (x && typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) for (const v of Object.values(x)) stack.push({ x: v, bound });
+      continue;
+    }
+    const args = x.args as unknown[];
+    if (x.op === 'id') {
+      if (namespaceOf(x, bound) && !allowed.has(x)) issues.push({ at: x, message: undeclaredReference(x.args as string) });
+      continue;
+    }
+    if (x.op === '.') {
+      const ns = namespaceOf(args[0], bound);
+      if (ns?.fields?.includes(String(args[1]))) allowed.add(args[0] as CheckedNode);
+    }
+    if (x.op === 'rcall') {
+      const [fn, receiver, callArgs] = args as [string, CheckedNode, CheckedNode[]];
+      const ns = namespaceOf(receiver, bound);
+      if (ns) {
+        if (ns.functions.includes(fn)) allowed.add(receiver);
+        else {
+          issues.push({ at: receiver, message: undeclaredReference(ns.name) }, { at: x, message: undeclaredReference(fn) });
+          continue;
+        }
+      }
+      const isBind = fn === 'bind' && receiver.op === 'id' && receiver.args === 'cel' && callArgs.length === 3;
+      const declared = isTwoVarMacro(fn, callArgs.length) ? 2 : isBind || (BINDING_MACROS.has(fn) && callArgs.length >= 2) ? 1 : 0;
+      const names = callArgs.slice(0, declared).map((a) => (a.op === 'id' && typeof a.args === 'string' ? a.args : undefined));
+      if (declared && names.every((n) => n !== undefined)) {
+        // The variables are declared by the first arguments: the others see them (cel.bind's value does not).
+        const inner = new Set([...bound, ...(names as string[])]);
+        if (isBind) stack.push({ x: callArgs[2], bound: inner }, { x: callArgs[1], bound });
+        else stack.push({ x: callArgs.slice(declared), bound: inner });
+        stack.push({ x: receiver, bound });
+        continue;
+      }
+    }
+    stack.push({ x: args, bound });
+  }
+  return issues;
+}
+
+/**
+ * What cel-go says of two-variable comprehensions in an environment without them (kube's
+ * NewExpressions at 1.31): the call is an ordinary one, so its variables and the function are
+ * undeclared references (cel-go lists them in source order).
+ */
+function twoVarComprehensionsAt131(expression: string, root: CheckedNode): Array<{ at: CheckedNode; message: string }> {
+  const issues: Array<{ at: CheckedNode; message: string }> = [];
+  walk(root, (n) => {
+    if (n.op !== 'rcall') return;
+    const [fn, , callArgs] = n.args as [string, CheckedNode, CheckedNode[]];
+    if (!isTwoVarMacro(fn, callArgs.length)) return;
+    const names = new Set(callArgs.slice(0, 2).flatMap((a) => (a.op === 'id' && typeof a.args === 'string' ? [a.args] : [])));
+    issues.push({ at: n, message: undeclaredReference(fn) });
+    walk({ op: 'list', args: callArgs, pos: 0, start: 0, end: 0 }, (a) => {
+      if (a.op === 'id' && names.has(a.args as string)) issues.push({ at: a, message: undeclaredReference(a.args as string) });
+    });
+  });
+  return issues.sort((a, b) => goOffset(expression, a.at) - goOffset(expression, b.at));
+}
+
+const isTwoVarMacro = (fn: string, argCount: number): boolean => TWO_VAR_MACROS.get(fn)?.includes(argCount) ?? false;
+
+const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
+
+/** A string literal of the node's arguments, by position. */
+function stringLiteral(n: CheckedNode | undefined): string | undefined {
+  return n && n.op === 'value' && typeof n.args === 'string' ? n.args : undefined;
+}
+
+/**
+ * cel-go's ValidateRegexLiterals (kube enables it): a literal first argument of `matches` that
+ * does not compile is a compile error (`invalid matches argument`). The first argument, as
+ * cel-go counts them: the pattern of `s.matches(p)`, but the string of `matches(s, p)`.
+ */
+function invalidRegexLiteral(root: CheckedNode): CheckedNode | undefined {
+  let found: CheckedNode | undefined;
+  walk(root, (n) => {
+    const args = n.args as unknown[];
+    if (found || (n.op !== 'rcall' && n.op !== 'call') || args[0] !== OVERRIDES.matches) return;
+    const literal = ((n.op === 'rcall' ? args[2] : args[1]) as CheckedNode[])[0];
+    const pattern = stringLiteral(literal);
+    if (pattern !== undefined && regexCompileError(pattern)) found = literal;
+  });
+  return found;
+}
+
+/**
+ * cel-go compiles a literal pattern when the program is made (kube's FindRegexOptimization and
+ * FindAllRegexOptimization, cel-go's own for `matches` under OptOptimize): the pattern of
+ * `s.find(p)`, `s.findAll(p)`, `s.matches(p)` and `matches(s, p)`. One that does not compile
+ * fails there, with Go's error.
+ */
+function literalPatternError(root: CheckedNode): string | undefined {
+  let found: string | undefined;
+  walk(root, (n) => {
+    const args = n.args as unknown[];
+    if (found || (n.op !== 'rcall' && n.op !== 'call')) return;
+    const fn = args[0];
+    let pattern: string | undefined;
+    if (n.op === 'rcall' && (fn === 'find' || fn === 'findAll' || fn === OVERRIDES.matches)) pattern = stringLiteral((args[2] as CheckedNode[])[0]);
+    if (n.op === 'call' && fn === OVERRIDES.matches) pattern = stringLiteral((args[1] as CheckedNode[])[1]);
+    if (pattern !== undefined) found = regexCompileError(pattern);
+  });
+  return found;
+}
+
 /** cel-go's wording of a cel-js type error at `node`. */
 function goCheckMessage(e: CelJsError, node: CheckedNode | undefined, aliases: ReadonlyMap<string, string>, declared: ReadonlySet<string>): string {
   const summary = e.summary ?? e.message;
   const args = node?.args as unknown[] | undefined;
-  // A function of no overload at all is one cel-go's checker does not know.
-  if ((node?.op === 'call' || node?.op === 'rcall') && args && !declared.has(String(args[0]))) return undeclaredFunction(String(args[0]));
+  // A function of no overload at all is one cel-go's checker does not know (a namespace's are known).
+  const onNamespace = node?.op === 'rcall' && args && (args[1] as CheckedNode).op === 'id' && NAMESPACES.has(String((args[1] as CheckedNode).args));
+  if ((node?.op === 'call' || node?.op === 'rcall') && args && !onNamespace && !declared.has(String(args[0]))) return undeclaredFunction(String(args[0]));
   switch (e.code) {
     case 'unknown_variable':
       return `undeclared reference to '${/Unknown variable: (.*)/.exec(summary)?.[1] ?? ''}' (in container '')`;
@@ -542,6 +682,9 @@ function goCheckMessage(e: CelJsError, node: CheckedNode | undefined, aliases: R
       if (!node || !args) break;
       if (node.op === 'rcall') {
         const callArgs = (args[2] as unknown[]).map((a) => typeOf(a, aliases)).join(', ');
+        const receiver = args[1] as CheckedNode;
+        const ns = receiver.op === 'id' ? NAMESPACES.get(String(receiver.args)) : undefined;
+        if (ns) return `found no matching overload for '${ns.name}.${String(args[0])}' applied to '(${callArgs})'`;
         return `found no matching overload for '${publicName(String(args[0]))}' applied to '${typeOf(args[1], aliases)}.(${callArgs})'`;
       }
       if (node.op === 'call') {
@@ -588,6 +731,7 @@ function goEvalMessage(e: unknown): string {
     case 'numeric_overflow':
       return /unsigned/i.test(summary) ? 'unsigned integer overflow' : 'integer overflow';
     case 'no_such_overload':
+    case 'no_matching_overload':
       return 'no such overload';
     case 'optional_value_missing':
       return 'optional.none() dereference';
@@ -615,35 +759,12 @@ function celEquals(a: unknown, b: unknown): boolean {
 }
 
 function compareScalars(a: unknown, b: unknown): number {
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'string' && typeof b === 'string') return compareGoStrings(a, b);
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(a, b);
   const x = typeof a === 'bigint' ? a : Number(a);
   const y = typeof b === 'bigint' ? b : Number(b);
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/**
- * Compiled patterns, for those short enough to be an expression's own (a pattern taken from the
- * input may be long; it is compiled each time, and charged for by `matches`).
- */
-const re2Cache = new Map<string, RE2JS>();
-const RE2_CACHED_PATTERN_LENGTH = 1024;
-
-/** A pattern compiled as Go's regexp (RE2), failing with Go's `error parsing regexp: …`. */
-function re2(pattern: string): RE2JS {
-  let re = re2Cache.get(pattern);
-  if (!re) {
-    try {
-      re = RE2JS.compile(pattern);
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      throw new Error(message.startsWith('error parsing regexp: ') ? message : `error parsing regexp: ${message}`);
-    }
-    if (pattern.length > RE2_CACHED_PATTERN_LENGTH) return re;
-    if (re2Cache.size >= 256) re2Cache.clear();
-    re2Cache.set(pattern, re);
-  }
-  return re;
 }
 
 /**
@@ -786,6 +907,8 @@ function formatString(v: unknown): string {
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `[${v.map(formatString).join(', ')}]`;
   if (v instanceof Map) return `{${[...v.entries()].map(([k, x]) => `${formatString(k)}:${formatString(x)}`).join(', ')}}`;
+  if (v instanceof CelIP) return v.addr.toString();
+  if (v instanceof CelCIDR) return v.prefix.toString();
   return String(v);
 }
 
@@ -805,13 +928,18 @@ const asciiUpper = (s: string): string => s.replace(/[a-z]+/g, (x) => x.toUpperC
 
 class StringsNamespace {}
 class SetsNamespace {}
+const STRINGS_NAMESPACE: CelNamespace = { name: 'strings', typeName: 'kubernetes.StringsNamespace', functions: ['quote'] };
+const SETS_NAMESPACE: CelNamespace = { name: 'sets', typeName: 'kubernetes.SetsNamespace', functions: ['contains', 'equivalent', 'intersects'] };
+/** The namespaces of kube's qualified function names, by name. */
+const NAMESPACES: ReadonlyMap<string, CelNamespace> = new Map([STRINGS_NAMESPACE, SETS_NAMESPACE, IP_NAMESPACE, NET_NAMESPACE, FORMAT_NAMESPACE].map((n) => [n.name, n]));
+
+/** kube's comparableTypes (lists library): the element types isSorted, min and max take. */
+const COMPARABLE_TYPES = ['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'];
 
 function registerBaseLibrary(env: Environment): void {
   // Overrides of cel-js's own (see OVERRIDES): RE2, ASCII-only case mapping as cel-go's, and
   // substring and indexOf over code points with cel-go's range errors.
-  const matches = (s: string, p: string): boolean => (chargeOperation(matchCost(s, p)), re2(p).test(s));
-  env.registerFunction('string.k8sMatches(string): bool', matches);
-  env.registerFunction('k8sMatches(string, string): bool', matches);
+  registerRegexLibrary(env, 'k8sMatches');
   env.registerFunction('string.k8sLowerAscii(): string', (s: string) => (chargeOperation(traversal(s.length)), asciiLower(s)));
   env.registerFunction('string.k8sUpperAscii(): string', (s: string) => (chargeOperation(traversal(s.length)), asciiUpper(s)));
   env.registerFunction('string.k8sSubstring(int): string', (s: string, start: bigint) => substring(s, start));
@@ -834,39 +962,56 @@ function registerBaseLibrary(env: Environment): void {
     chargeOperation(traversal(s.length + out.length));
     return out;
   });
-  env.registerType('kubernetes.StringsNamespace', StringsNamespace).registerConstant('strings', 'kubernetes.StringsNamespace', new StringsNamespace());
-  env.registerFunction('kubernetes.StringsNamespace.quote(string): string', (_: unknown, s: string) => (chargeOperation(traversal(s.length)), celQuote(s)));
-  // kube's lists library.
-  env.registerFunction('list<A>.isSorted(): bool', (l: unknown[]) => {
-    charge(l.length);
-    for (let i = 1; i < l.length; i++) if (compareScalars(l[i - 1], l[i]) > 0) return false;
-    return true;
-  });
-  for (const t of ['int', 'double', 'uint']) {
-    env.registerFunction(`list<${t}>.sum(): ${t}`, (l: Array<bigint | number>) => {
-      charge(l.length);
-      return l.reduce<bigint | number>((a, b) => (a as number) + (b as number), t === 'double' ? 0 : 0n);
+  env.registerType(STRINGS_NAMESPACE.typeName, StringsNamespace).registerConstant(STRINGS_NAMESPACE.name, STRINGS_NAMESPACE.typeName, new StringsNamespace());
+  env.registerFunction(`${STRINGS_NAMESPACE.typeName}.quote(string): string`, (_: unknown, s: string) => (chargeOperation(traversal(s.length)), celQuote(s)));
+  // kube's lists library: isSorted, min and max of lists of comparable types, sum of numbers and
+  // durations, indexOf and lastIndexOf of any list; each costs kube's traversal of the list.
+  for (const t of COMPARABLE_TYPES) {
+    env.registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => {
+      chargeOperation(traversalCost(l));
+      for (let i = 1; i < l.length; i++) if (compareScalars(l[i - 1], l[i]) > 0) return false;
+      return true;
+    });
+    for (const fn of ['min', 'max'] as const) {
+      env.registerFunction(`list<${t}>.${fn}(): ${t}`, (l: unknown[]) => {
+        chargeOperation(traversalCost(l));
+        if (l.length === 0) throw new Error(`${fn} called on empty list`);
+        return l.reduce((a, b) => ((fn === 'min' ? compareScalars(b, a) < 0 : compareScalars(b, a) > 0) ? b : a));
+      });
+    }
+  }
+  const zeroDuration = env.evaluate('duration("0s")') as { addDuration(d: unknown): unknown };
+  for (const t of ['int', 'uint', 'double', 'google.protobuf.Duration']) {
+    env.registerFunction(`list<${t}>.sum(): ${t}`, (l: unknown[]) => {
+      chargeOperation(traversalCost(l));
+      if (t === 'google.protobuf.Duration') return l.reduce((a, b) => (a as typeof zeroDuration).addDuration(b), zeroDuration);
+      if (t === 'int') {
+        const sum = (l as bigint[]).reduce((a, b) => a + b, 0n);
+        if (sum >= 2n ** 63n || sum < -(2n ** 63n)) throw new Error('integer overflow');
+        return sum;
+      }
+      return l.reduce<number>((a, b) => a + Number(b), 0);
     });
   }
-  for (const fn of ['min', 'max'] as const) {
-    env.registerFunction(`list<A>.${fn}(): A`, (l: unknown[]) => {
-      charge(l.length);
-      if (l.length === 0) throw new Error(`${fn} called on empty list`);
-      return l.reduce((a, b) => ((fn === 'min' ? compareScalars(b, a) < 0 : compareScalars(b, a) > 0) ? b : a));
-    });
-  }
-  env.registerFunction('list<A>.k8sIndexOf(A): int', (l: unknown[], x: unknown) => (charge(l.length), BigInt(l.findIndex((y) => celEquals(x, y)))));
+  env.registerFunction('list<A>.k8sIndexOf(A): int', (l: unknown[], x: unknown) => (chargeOperation(traversalCost(l)), BigInt(l.findIndex((y) => celEquals(x, y)))));
   env.registerFunction('list<A>.k8sLastIndexOf(A): int', (l: unknown[], x: unknown) => {
-    charge(l.length);
+    chargeOperation(traversalCost(l));
     for (let i = l.length - 1; i >= 0; i--) if (celEquals(x, l[i])) return BigInt(i);
     return -1n;
   });
-  // The sets extension.
-  env.registerType('kubernetes.SetsNamespace', SetsNamespace).registerConstant('sets', 'kubernetes.SetsNamespace', new SetsNamespace());
+  // The sets extension: both lists of one element type, a unit per pair of elements compared.
+  env.registerType(SETS_NAMESPACE.typeName, SetsNamespace).registerConstant(SETS_NAMESPACE.name, SETS_NAMESPACE.typeName, new SetsNamespace());
   const contains = (a: unknown[], b: unknown[]): boolean => (charge(a.length * b.length), b.every((x) => a.some((y) => celEquals(x, y))));
-  env.registerFunction('kubernetes.SetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => contains(a, b));
-  env.registerFunction('kubernetes.SetsNamespace.equivalent(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => contains(a, b) && contains(b, a));
-  env.registerFunction('kubernetes.SetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), a.some((x) => b.some((y) => celEquals(x, y)))));
+  const S = SETS_NAMESPACE.typeName;
+  env.registerFunction(`${S}.contains(list<A>, list<A>): bool`, (_: unknown, a: unknown[], b: unknown[]) => contains(a, b));
+  env.registerFunction(`${S}.equivalent(list<A>, list<A>): bool`, (_: unknown, a: unknown[], b: unknown[]) => contains(a, b) && contains(b, a));
+  env.registerFunction(`${S}.intersects(list<A>, list<A>): bool`, (_: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), a.some((x) => b.some((y) => celEquals(x, y)))));
+  // kube's other libraries.
+  registerURLLibrary(env);
+  registerNetLibrary(env);
+  registerQuantityLibrary(env);
+  registerFormatLibrary(env, { of: (v) => celJs.Optional.of(v), none: () => celJs.Optional.none() });
+  registerTwoVarComprehensions(env);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1051,6 +1196,13 @@ export interface CelCompileOptions {
    */
   readonly resultTypes?: readonly string[];
   readonly withActual?: boolean;
+  /**
+   * Check as kube checks an expression a write introduces (its NewExpressions environment, at
+   * its compatibility version 1.31): without what 1.32 added, the two-variable comprehensions.
+   * kube compiles configuration files, and expressions already stored, with everything (its
+   * StoredExpressions environment): the default.
+   */
+  readonly newExpression?: boolean;
 }
 
 export interface CelEvaluateOptions {
@@ -1092,17 +1244,14 @@ export class CelProgram {
     const context: Record<string, unknown> = {};
     for (const v of this.variables) context[v] = vars[v] ?? null;
     const mine = { spent: 0, limit: opts.costLimit ?? CEL_PER_CALL_LIMIT };
-    const outer = budget;
     const outerSession = authorizerSession;
-    budget = mine;
     authorizerSession = { answers: opts.authorizerAnswers ?? new Map(), pending: opts.pending ?? new Map() };
     try {
-      const r = this.run(context);
+      const r = withBudget(mine, () => this.run(context));
       return { value: fromCel(r), cost: mine.spent };
     } catch (e) {
       throw new CelEvaluationError(goEvalMessage(e), mine.spent);
     } finally {
-      budget = outer;
       authorizerSession = outerSession;
     }
   }
@@ -1150,7 +1299,15 @@ export class CelEnvironment {
       env.registerVariable(name, celJsTypeName(t));
     }
     this.variables = [...Object.keys(spec.variables), ...(spec.authorizer ? ['authorizer'] : [])];
-    this.functions = new Set(env.getDefinitions().functions.map((f) => f.name).filter((n) => !CEL_JS_ONLY_FUNCTIONS.has(n)));
+    // A function declared only on a namespace is cel-go's qualified name: no function of its own.
+    const namespaceTypes = new Set([...NAMESPACES.values()].map((n) => n.typeName));
+    this.functions = new Set(
+      env
+        .getDefinitions()
+        .functions.filter((f) => !namespaceTypes.has(String((f as { receiverType?: unknown }).receiverType ?? '')))
+        .map((f) => f.name)
+        .filter((n) => !CEL_JS_ONLY_FUNCTIONS.has(n)),
+    );
     this.env = env;
   }
 
@@ -1188,6 +1345,10 @@ export class CelEnvironment {
       const message = undeclaredFunction(String((undeclared.args as unknown[])[0]));
       throw new CelCompileError(`compilation failed: ${issueText(expression, goOffset(expression, undeclared), message)}`);
     }
+    const misplaced = [...checkNamespaces(root), ...(opts.newExpression ? twoVarComprehensionsAt131(expression, root) : [])];
+    if (misplaced.length) {
+      throw new CelCompileError(`compilation failed: ${misplaced.map((i) => issueText(expression, goOffset(expression, i.at), i.message)).join('\n')}`);
+    }
     const checked = parsed.check();
     if (!checked.valid) {
       const err = checked.error as unknown as CelJsError;
@@ -1195,6 +1356,8 @@ export class CelEnvironment {
       const offset = node ? goOffset(expression, node) : (err.range?.start ?? 0);
       throw new CelCompileError(`compilation failed: ${issueText(expression, offset, goCheckMessage(err, node, this.aliases, this.functions))}`);
     }
+    const badRegex = invalidRegexLiteral(root);
+    if (badRegex) throw new CelCompileError(`compilation failed: ${issueText(expression, goOffset(expression, badRegex), 'invalid matches argument')}`);
     const mismatch = checkHomogeneous(root, this.aliases);
     if (mismatch) throw new CelCompileError(`compilation failed: ${issueText(expression, goOffset(expression, mismatch.at), mismatch.message)}`);
     chargeOperations(root);
@@ -1204,6 +1367,8 @@ export class CelEnvironment {
       const expected = wanted.length === 1 ? `must evaluate to ${wanted[0]}` : `must evaluate to one of [${wanted.join(' ')}]`;
       throw new CelCompileError(opts.withActual ? `${expected} but got ${outputType}` : expected);
     }
+    const programError = literalPatternError(root);
+    if (programError) throw new CelCompileError(`program instantiation failed: ${programError}`, 'InternalError');
     return new CelProgram(expression, outputType, (vars) => parsed(vars), selections, this.variables);
   }
 }

@@ -78,7 +78,7 @@ export class FieldPath {
   }
 }
 
-type PathLike = FieldPath | string;
+export type PathLike = FieldPath | string;
 const p = (path: PathLike): string => String(path);
 
 export const fieldErrors = {

@@ -8,7 +8,7 @@ import type { RequestContext } from '../../src/registry';
 import type { ResourceDefinition } from '../../src/registry/resource';
 import type { WebhookJson } from '../../src/registry/resources/admissionregistration/common';
 import { defaultWebhook } from '../../src/registry/resources/admissionregistration/defaults';
-import { goQuoteBytes, parseGoUrl } from '../../src/registry/resources/admissionregistration/go-url';
+import { type GoURL, goQuoteBytes, parseURL } from '../../src/api/go-net-url';
 import { mutatingwebhookconfigurations as mutating } from '../../src/registry/resources/admissionregistration/mutatingwebhookconfigurations';
 import { validatingwebhookconfigurations as validating } from '../../src/registry/resources/admissionregistration/validatingwebhookconfigurations';
 import { validateWebhookService, validateWebhookUrl } from '../../src/registry/resources/admissionregistration/validation';
@@ -502,6 +502,38 @@ describe('update rules (ValidateMutatingWebhookConfigurationUpdate / ValidateVal
     expect(updateErrors(validating, [good(broken)], [good(broken), good({ name: 'other.example.com' })])).toHaveLength(1);
   });
 
+  test("an expression the write introduces is checked in kube's environment for new expressions; one the stored object has, in the stored one", () => {
+    const twoVar = { name: 'two', expression: 'object.metadata.labels.all(k, v, v != "")' };
+    const refused = expect.stringMatching(
+      /^webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: "object\.metadata\.labels\.all\(k, v, v != \\"\\"\)": compilation failed: ERROR: <input>:1:27: undeclared reference to 'all'/,
+    );
+    // A create: every expression is new (kube 1.32 checks them at its compatibility version, 1.31).
+    expect(errs(good({ matchConditions: [twoVar] }), validating)).toEqual([refused]);
+    expect(errs(good({ matchConditions: [twoVar] }), mutating)).toEqual([refused]);
+    // Stored by a newer server (or before the check): kept, moved to another webhook, or beside a new condition.
+    const stored = [good({ matchConditions: [twoVar] })];
+    expect(updateErrors(validating, stored, [good({ matchConditions: [twoVar, { name: 'y', expression: 'true' }] })])).toEqual([]);
+    expect(updateErrors(mutating, stored, [good({ name: 'other.example.com' }), good({ matchConditions: [{ ...twoVar, name: 'renamed' }] })])).toEqual([]);
+    // Changed, it is new again.
+    expect(updateErrors(validating, stored, [good({ matchConditions: [{ ...twoVar, expression: `${twoVar.expression} && true` }] })])).toEqual([
+      expect.stringMatching(/^webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: .*undeclared reference to 'all'/),
+    ]);
+    // kube looks the trimmed expression up among the stored ones as written: spaces added are
+    // trimmed away (stored), an expression stored with spaces is new.
+    expect(updateErrors(validating, stored, [good({ matchConditions: [{ ...twoVar, expression: `${twoVar.expression} ` }] })])).toEqual([]);
+    const spaced = [good({ matchConditions: [{ ...twoVar, expression: ` ${twoVar.expression}` }] })];
+    expect(updateErrors(validating, spaced, [good({ matchConditions: [twoVar] })])).toEqual([refused]);
+  });
+
+  test("a literal pattern that does not compile is kube's InternalError (program instantiation failed)", () => {
+    expect(errs(good({ matchConditions: [{ name: 'p', expression: "object.metadata.name.find('[') == ''" }] }))).toEqual([
+      'webhooks[0].matchConditions[0].expression: Internal error: program instantiation failed: error parsing regexp: missing closing ]: `[`',
+    ]);
+    expect(errs(good({ matchConditions: [{ name: 'p', expression: "object.metadata.name.matches('[')" }] }))).toEqual([
+      expect.stringMatching(/^webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: .*: compilation failed: ERROR: <input>:1:30: invalid matches argument/),
+    ]);
+  });
+
   test('metadata is checked twice, as kube (the generic store, then the strategy)', () => {
     const old = config(mutating, [good()], { resourceVersion: '1' });
     const obj = config(mutating, [good()], { resourceVersion: '1', labels: { 'bad key!': 'v' } });
@@ -510,15 +542,28 @@ describe('update rules (ValidateMutatingWebhookConfigurationUpdate / ValidateVal
   });
 });
 
-describe("Go's url.Parse (go-url.ts)", () => {
+describe("Go's url.Parse (api/go-net-url.ts), as the URL check reads it", () => {
+  /** url.Parse: the URL, or the text of Go's *url.Error. */
+  const parseGoUrl = (raw: string): GoURL | { error: string } => {
+    try {
+      return parseURL(raw);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  };
+
   test('the parts the check reads', () => {
-    expect(parseGoUrl('HTTPS://u:p%40ss@Host.example.com:8443/a%2Fb?x=1#f%20g')).toEqual({
+    expect(parseGoUrl('HTTPS://u:p%40ss@Host.example.com:8443/a%2Fb?x=1#f%20g')).toMatchObject({
       scheme: 'https',
       host: 'Host.example.com:8443',
-      user: Buffer.from('u:p%40ss'),
-      rawQuery: Buffer.from('x=1'),
-      fragment: Buffer.from('f g'),
+      user: 'u:p%40ss',
+      rawQuery: 'x=1',
+      fragment: 'f g',
+      fragmentBytes: Buffer.from('f g'),
     });
+    expect(parseGoUrl('https://x/#%ff%e2%82')).toMatchObject({ fragmentBytes: Buffer.from([0xff, 0xe2, 0x82]) });
+    expect(parseGoUrl('https://x/#')).toMatchObject({ fragment: '', fragmentBytes: Buffer.alloc(0) });
+    expect(parseGoUrl('https://@x/')).toMatchObject({ user: '' });
     expect(parseGoUrl('https://[fe80::1%25en0]:80/')).toMatchObject({ host: '[fe80::1%en0]:80' });
     expect(parseGoUrl('https://[fe80::1%25%0a]/')).toEqual({ error: 'parse "https://[fe80::1%25%0a]/": invalid URL escape "%0a"' });
     expect(parseGoUrl('*')).toMatchObject({ scheme: '', host: '' });
@@ -532,6 +577,18 @@ describe("Go's url.Parse (go-url.ts)", () => {
     expect(parseGoUrl('https://example.com/%é')).toEqual({ error: 'parse "https://example.com/%é": invalid URL escape "%é"' });
     // The three bytes kube quotes cut the euro sign: invalid UTF-8, shown as \x escapes.
     expect(parseGoUrl('https://example.com/%€')).toEqual({ error: 'parse "https://example.com/%€": invalid URL escape "%\\xe2\\x82"' });
+    // The URL itself is quoted as Go quotes it: an unprintable rune escaped.
+    expect(parseGoUrl('https://example.com:8x/\u200b')).toEqual({ error: 'parse "https://example.com:8x/\\u200b": invalid port ":8x" after host' });
+  });
+
+  test('the check: a fragment that is not UTF-8 is shown as Go shows its bytes', () => {
+    expect(validateWebhookUrl(FieldPath.root('url'), 'https://ok.example.com/#%ff').map(fieldErrorString)).toEqual([
+      'url: Invalid value: "\\xff": fragments are not permitted in the URL',
+    ]);
+    expect(validateWebhookUrl(FieldPath.root('url'), 'https://@ok.example.com/?q=\u00ad').map(fieldErrorString)).toEqual([
+      'url: Invalid value: "": user information is not permitted in the URL',
+      'url: Invalid value: "q=\\u00ad": query parameters are not permitted in the URL',
+    ]);
   });
 });
 

@@ -245,14 +245,15 @@ function validateURL(u: string, disallowed: string[], p: FieldPath): FieldError[
 /**
  * Compiles into `target.compiled`; a compile error is kube's `Invalid value: "<expr>": compilation
  * failed: …`, a validation rule that is not a bool `Invalid value: "<expr>": must evaluate to bool`
- * (kube's ReturnTypes: bool for the rules, anything for the mappings).
+ * (kube's ReturnTypes: bool for the rules, anything for the mappings), a program cel-go cannot
+ * make (a literal find pattern that does not compile) `Internal error: program instantiation …`.
  */
 function compileInto(target: { compiled?: CompiledCel }, expression: string, variable: CelVariable, p: FieldPath, resultTypes?: readonly string[]): FieldError | undefined {
   try {
     target.compiled = compileCel(expression, variable, resultTypes ? { resultTypes } : {});
     return undefined;
   } catch (e) {
-    if (e instanceof CelCompileError) return fieldErrors.invalid(p, expression, e.message);
+    if (e instanceof CelCompileError) return e.fieldError(p, expression);
     throw e;
   }
 }

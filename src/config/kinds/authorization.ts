@@ -267,7 +267,7 @@ function compileMatchConditions(conditions: WebhookMatchCondition[], p: FieldPat
       m.compiled = compileMatchCondition(m.expression);
     } catch (e) {
       if (!(e instanceof CelCompileError)) throw e;
-      errs.push(fieldErrors.invalid(ep, m.expression, e.message));
+      errs.push(e.fieldError(ep, m.expression));
     }
   });
   return errs;

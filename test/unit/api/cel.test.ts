@@ -181,6 +181,24 @@ describe('kube\'s base library', () => {
     ['sets.contains([1, 2], [3])', false],
     ['sets.equivalent(["a", "b"], ["b", "a", "a"])', true],
     ['sets.intersects([1, 2], [2, 3])', true],
+    // kube's lists library on every comparable type, sum of numbers and durations.
+    ['[2.0, 1.0].isSorted()', false],
+    ["['a', 'b', 'b', 'c'].isSorted()", true],
+    ['[].isSorted()', true],
+    ['[b"a", b"b"].isSorted()', true],
+    ['[duration("1m"), duration("1s")].isSorted()', false],
+    ['[timestamp("2024-01-01T00:00:00Z"), timestamp("2025-01-01T00:00:00Z")].isSorted()', true],
+    ['[true, false].min()', false],
+    ['[1.0, 3.0].sum()', 4],
+    ['[duration("1m"), duration("1s")].sum() == duration("61s")', true],
+    ['[].sum()', 0n],
+    ['([0] + []).min()', 0n],
+    ['[1, 2, 2, 3].indexOf(2)', 1n],
+    ["['a', 'b', 'b', 'c'].lastIndexOf('b')", 2n],
+    ['[1.0].indexOf(1.1)', -1n],
+    ["[].indexOf('string')", -1n],
+    // Strings compare by code point, as Go compares their UTF-8 bytes.
+    ['["\uffff", "😀"].isSorted()', true],
     // regular expressions: RE2's syntax
     ['"Alice".matches("(?i)^alice$")', true],
     ['matches("abc", "^a.c$")', true],
@@ -194,7 +212,7 @@ describe('kube\'s base library', () => {
     const start = Date.now();
     expect(run('claims.s.matches("^(a+)+$")', hostile)).toBe(false);
     expect(Date.now() - start).toBeLessThan(2000);
-    expect(runError('claims.sub.matches("[")')).toBe('error parsing regexp: missing closing ]: `[`');
+    expect(runError('claims.sub.matches(claims.p)', celInput({ sub: 'x', p: '[' }))).toBe('error parsing regexp: missing closing ]: `[`');
   });
 
   it('functions kube does not have in 1.32 do not compile', () => {
@@ -205,6 +223,21 @@ describe('kube\'s base library', () => {
     expect(compileError('claims.sub.toString()')).toContain("ERROR: <input>:1:20: undeclared reference to 'toString' (in container '')");
     // cel-js's own functions on bytes are none of kube's.
     expect(compileError('b"ab".hex()')).toContain("undeclared reference to 'hex' (in container '')");
+  });
+
+  it('the lists library takes lists of comparable types only; sets take two lists of one type', () => {
+    expect(compileError('[[1]].isSorted()')).toBe(
+      "compilation failed: ERROR: <input>:1:15: found no matching overload for 'isSorted' applied to 'list(list(int)).()'\n | [[1]].isSorted()\n | ..............^",
+    );
+    expect(compileError('[{"a": 1}].min()')).toContain("found no matching overload for 'min' applied to 'list(map(string, int)).()'");
+    expect(compileError('["a"].sum()')).toContain("found no matching overload for 'sum' applied to 'list(string).()'");
+    expect(compileCel('claims.groups.max()', 'claims').outputType).toBe('dyn');
+    expect(run('claims.groups.max()')).toBe('ops');
+    expect(compileError('sets.contains([1], ["a"])')).toBe(
+      "compilation failed: ERROR: <input>:1:14: found no matching overload for 'sets.contains' applied to '(list(int), list(string))'\n | sets.contains([1], [\"a\"])\n | .............^",
+    );
+    expect(compileError('strings.quote(1)')).toContain("found no matching overload for 'strings.quote' applied to '(int)'");
+    expect(compileError('sets')).toContain("undeclared reference to 'sets' (in container '')");
   });
 });
 

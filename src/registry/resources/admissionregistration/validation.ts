@@ -5,7 +5,9 @@
  * and order. Metadata is validated by the generic store (DNS-subdomain names). matchConditions are
  * compiled by api/admission-cel.ts. Updates are relaxed where kube's are: a rule the stored object
  * already breaks (side effects, review versions, unique names, selector label values, unchanged
- * matchConditions) is not enforced on it.
+ * matchConditions) is not enforced on it. A matchCondition expression the write introduces is
+ * checked in kube's environment for new expressions (no two-variable comprehensions, which came
+ * after its compatibility version), one the stored object has in the stored expressions' one.
  */
 import {
   type FieldError,
@@ -22,7 +24,7 @@ import {
 import { semanticEqual } from '../../../api/semantic-equal';
 import { CelCompileError, compileAdmissionMatchCondition } from '../../../api/admission-cel';
 import { type MatchConditionJson, type RuleWithOperationsJson, type WebhookClientConfigJson, type WebhookJson, type WebhookKind, webhooksOf } from './common';
-import { goQuoteBytes, parseGoUrl } from './go-url';
+import { type GoURL, GoUrlError, goQuoteBytes, parseURL } from '../../../api/go-net-url';
 
 /** kube's validationOptions for webhook configurations. */
 interface WebhookValidationOptions {
@@ -35,6 +37,11 @@ interface WebhookValidationOptions {
   requireUniqueWebhookNames: boolean;
   /** Selector label values are not checked (the stored object already has a bad one). */
   allowInvalidLabelValueInSelector: boolean;
+  /**
+   * The stored object's matchCondition expressions, as written (kube's preexistingExpressions):
+   * one of them is compiled as a stored expression, any other as a new one.
+   */
+  preexistingExpressions: ReadonlySet<string>;
 }
 
 /** What a create (and an update of a valid object) must meet. */
@@ -44,6 +51,7 @@ const strictOptions: WebhookValidationOptions = {
   requireRecognizedAdmissionReviewVersion: true,
   requireUniqueWebhookNames: true,
   allowInvalidLabelValueInSelector: false,
+  preexistingExpressions: new Set(),
 };
 
 // Each list is sorted, as kube's sets.String.List() gives it in NotSupported and Required messages.
@@ -163,14 +171,21 @@ const urlForm = '; desired format: https://host[/path]';
 
 /** apiserver webhook.ValidateWebhookURL with https required. */
 export function validateWebhookUrl(path: FieldPath, url: string): FieldError[] {
-  const u = parseGoUrl(url);
-  if ('error' in u) return [fieldErrors.required(path, `url must be a valid URL: ${u.error}${urlForm}`)];
+  let u: GoURL;
+  try {
+    u = parseURL(url);
+  } catch (e) {
+    if (!(e instanceof GoUrlError)) throw e;
+    return [fieldErrors.required(path, `url must be a valid URL: ${e.message}${urlForm}`)];
+  }
+  // The values are Go strings kube quotes with %q: the fragment's bytes may not be UTF-8.
+  const invalid = (value: string, bytes: Buffer, detail: string): FieldError => ({ ...fieldErrors.invalid(path, value, detail), badValueText: goQuoteBytes(bytes) });
   const errs: FieldError[] = [];
   if (u.scheme !== 'https') errs.push(fieldErrors.invalid(path, u.scheme, `'https' is the only allowed URL scheme${urlForm}`));
   if (u.host.length === 0) errs.push(fieldErrors.invalid(path, u.host, `host must be specified${urlForm}`));
-  if (u.user) errs.push({ ...fieldErrors.invalid(path, u.user.toString('utf8'), 'user information is not permitted in the URL'), badValueText: goQuoteBytes(u.user) });
-  if (u.fragment.length) errs.push({ ...fieldErrors.invalid(path, u.fragment.toString('utf8'), 'fragments are not permitted in the URL'), badValueText: goQuoteBytes(u.fragment) });
-  if (u.rawQuery.length) errs.push({ ...fieldErrors.invalid(path, u.rawQuery.toString('utf8'), 'query parameters are not permitted in the URL'), badValueText: goQuoteBytes(u.rawQuery) });
+  if (u.user !== undefined) errs.push(invalid(u.user, Buffer.from(u.user), 'user information is not permitted in the URL'));
+  if (u.fragmentBytes.length) errs.push(invalid(u.fragment, u.fragmentBytes, 'fragments are not permitted in the URL'));
+  if (u.rawQuery.length) errs.push(invalid(u.rawQuery, Buffer.from(u.rawQuery), 'query parameters are not permitted in the URL'));
   return errs;
 }
 
@@ -209,8 +224,12 @@ function validateClientConfig(cc: WebhookClientConfigJson, path: FieldPath): Fie
   return validateWebhookService(path.child('service'), s.namespace ?? '', s.name ?? '', s.path, s.port ?? 0);
 }
 
-/** validateMatchCondition: a compiling expression (kube trims it first) and a qualified name. */
-function validateMatchCondition(mc: MatchConditionJson, path: FieldPath): FieldError[] {
+/**
+ * validateMatchCondition: a compiling expression (kube trims it first) and a qualified name. The
+ * expression is new unless the stored object has it; kube looks the trimmed expression up among
+ * the stored ones as written, so one stored with surrounding spaces counts as new.
+ */
+function validateMatchCondition(mc: MatchConditionJson, preexisting: ReadonlySet<string>, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const name = mc.name ?? '';
   const expression = (mc.expression ?? '').trim();
@@ -218,10 +237,10 @@ function validateMatchCondition(mc: MatchConditionJson, path: FieldPath): FieldE
     errs.push(fieldErrors.required(path.child('expression')));
   } else {
     try {
-      compileAdmissionMatchCondition(name, expression);
+      compileAdmissionMatchCondition(name, expression, { newExpression: !preexisting.has(expression) });
     } catch (e) {
       if (!(e instanceof CelCompileError)) throw e;
-      errs.push(fieldErrors.invalid(path.child('expression'), expression, e.message));
+      errs.push(e.fieldError(path.child('expression'), expression));
     }
   }
   if (name.length === 0) errs.push(fieldErrors.required(path.child('name')));
@@ -229,13 +248,13 @@ function validateMatchCondition(mc: MatchConditionJson, path: FieldPath): FieldE
   return errs;
 }
 
-function validateMatchConditions(conditions: (MatchConditionJson | null)[], path: FieldPath): FieldError[] {
+function validateMatchConditions(conditions: (MatchConditionJson | null)[], preexisting: ReadonlySet<string>, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (conditions.length > maxMatchConditions) errs.push(fieldErrors.tooMany(path, conditions.length, maxMatchConditions));
   const names = new Set<string>();
   conditions.forEach((c, i) => {
     const mc = c ?? {};
-    errs.push(...validateMatchCondition(mc, path.index(i)));
+    errs.push(...validateMatchCondition(mc, preexisting, path.index(i)));
     const name = mc.name ?? '';
     if (name.length === 0) return;
     if (names.has(name)) errs.push(fieldErrors.duplicate(path.index(i).child('name'), name));
@@ -265,7 +284,7 @@ function validateWebhook(hook: WebhookJson, kind: WebhookKind, opts: WebhookVali
     errs.push(fieldErrors.notSupported(path.child('reinvocationPolicy'), hook.reinvocationPolicy, reinvocationPolicies));
   }
   errs.push(...validateClientConfig(hook.clientConfig ?? {}, path.child('clientConfig')));
-  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(hook.matchConditions ?? [], path.child('matchConditions')));
+  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(hook.matchConditions ?? [], opts.preexistingExpressions, path.child('matchConditions')));
   return errs;
 }
 
@@ -304,6 +323,7 @@ function updateOptions(obj: KubeObject, old: KubeObject): WebhookValidationOptio
     }),
     requireUniqueWebhookNames: new Set(names).size === names.length,
     allowInvalidLabelValueInSelector: oldHooks.some((h) => hasInvalidSelector(h.namespaceSelector) || hasInvalidSelector(h.objectSelector)),
+    preexistingExpressions: new Set(oldHooks.flatMap((h) => (h.matchConditions ?? []).map((mc) => mc?.expression ?? ''))),
   };
 }
 

@@ -111,6 +111,17 @@ describe('type errors are refused at load with the field path and kube\'s messag
     }
   });
 
+  it("a literal find/findAll pattern that does not compile is kube's InternalError (program instantiation failed)", () => {
+    const msg = fails(
+      config(`  claimMappings:
+    username:
+      expression: "claims.sub.find('(')"
+`),
+    );
+    expect(msg).toContain('jwt[0].claimMappings.username.expression: Internal error: program instantiation failed: error parsing regexp: missing closing ): `(`');
+    expect(msg).not.toContain('Invalid value');
+  });
+
   it('mappings may be of any type at load (kube checks them when they run)', () => {
     const c = load(
       config(`  claimMappings:

@@ -225,6 +225,10 @@ describe('AuthorizationConfiguration loading', () => {
           ', authorizers[0].matchConditions[7].expression: Invalid value: "request.groups": must evaluate to bool but got list(string)]',
       ),
     );
+    // A literal pattern that does not compile: kube's InternalError, the expression not shown.
+    expect(fails(conds("request.user.findAll('a**').size() == 0"))).toBe(
+      invalid('authorizers[0].matchConditions[0].expression: Internal error: program instantiation failed: error parsing regexp: invalid nested repetition operator: `**`'),
+    );
     const many = Array.from({ length: 65 }, (_, i) => `request.user == "u${i}"`);
     expect(fails(conds(...many))).toBe(invalid('authorizers[0].matchConditions: Too many: 65: must have at most 64 items'));
     expect(load(conds(...many.slice(0, 64))).authorizers[0]!.webhook!.matchConditions).toHaveLength(64);
