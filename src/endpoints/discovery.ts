@@ -28,12 +28,13 @@ function apiResource(def: ResourceDefinition, withStorageVersionHash: boolean): 
   if (def.categories.length) main.categories = def.categories;
   // kube's installer gives it only to resources with storage (a review has none).
   if (withStorageVersionHash && def.store !== 'review') main.storageVersionHash = storageVersionHash(def);
-  // An answered subresource names its own kind, with its group and version (kube: serviceaccounts/token).
+  // An answered subresource names its own kind, with its group and version (kube: serviceaccounts/token);
+  // a connect subresource its options kind (pods/exec: PodExecOptions).
   const subs = def.subresources.map((s) => ({
     name: `${def.resource}/${s.name}`,
     singularName: '',
     namespaced: def.namespaced,
-    ...(s.answer ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { kind: def.kind }),
+    ...(s.answer ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { kind: s.connect?.kind ?? def.kind }),
     verbs: s.verbs,
   }));
   return [main, ...subs];
@@ -105,7 +106,7 @@ function discoveryResource(def: ResourceDefinition): Record<string, unknown> {
   if (def.subresources.length) {
     r.subresources = def.subresources.map((s) => ({
       subresource: s.name,
-      responseKind: s.answer ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { group: '', version: '', kind: def.kind },
+      responseKind: s.answer ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { group: '', version: '', kind: s.connect?.kind ?? def.kind },
       verbs: s.verbs,
     }));
   }

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Request, Response } from 'express';
 import { errors } from '../api';
 import type { GenericStore, Verb } from '../registry';
+import { serveConnect } from './handlers/connect';
 import { createHandler } from './handlers/create';
 import { deleteCollectionHandler, deleteHandler } from './handlers/delete';
 import { patchHandler } from './handlers/patch';
@@ -49,8 +50,11 @@ export async function serveResource(deps: ServingDeps, req: Request, res: Respon
   // Errors of this request may be negotiated to CBOR too (responses.ts writeError reads it).
   if (deps.cbor) ctx.cbor = deps.cbor;
   const store = deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
-  if (!store || info.parts.length > 3) throw errors.routeNotFound();
+  if (!store) throw errors.routeNotFound();
   const def = store.def;
+  // Only a subresource with a subpath (pods/<name>/proxy/<path>) has segments past the subresource.
+  const connect = info.subresource ? def.subresources.find((x) => x.name === info.subresource)?.connect : undefined;
+  if (info.parts.length > 3 && !connect?.subpath) throw errors.routeNotFound();
   const isNamespacesPath = def.resource === 'namespaces';
   const hasNamespace = info.namespace !== '' && !isNamespacesPath;
   if (!def.namespaced && hasNamespace) throw errors.routeNotFound();
@@ -59,6 +63,13 @@ export async function serveResource(deps: ServingDeps, req: Request, res: Respon
     // lists (a LocalSubjectAccessReview, create only, has none).
     if (info.name || !def.verbs.includes('list')) throw errors.routeNotFound();
     if (info.verb !== 'list' && info.verb !== 'watch') throw errors.routeMethodNotAllowed();
+  }
+  if (connect) {
+    // kube's connect routes exist per method (proxy: HEAD and OPTIONS too).
+    if (!connect.methods.includes(req.method.toUpperCase())) throw errors.routeMethodNotAllowed();
+    ctx.namespace = def.namespaced ? info.namespace : '';
+    await serveConnect(deps.registry.env, store, connect, info, ctx, req, res, { cbor: !!deps.cbor });
+    return;
   }
   let verbs: Verb[] = def.verbs;
   let target: GenericStore = store;

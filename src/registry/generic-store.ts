@@ -31,7 +31,7 @@ import { CorruptObjectsError, Preconditions, Storage, StorageError, Watch, Watch
 import type { RequestContext } from './context';
 import { withNamespace } from '../api/request-context';
 import { ListQuery, readConsistency, resolveList } from './list-options';
-import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition, type ResourceSettings, type Strategy, type WriteToAuthorize } from './resource';
+import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition, type ResourceSettings, type Strategy, type SubresourceEnv, type WriteToAuthorize } from './resource';
 import { storedVersionStorage } from './stored-version';
 import type { SchemaRegistry } from './schema';
 
@@ -43,6 +43,8 @@ export interface DeleteOptions {
   propagationPolicy?: string;
   gracePeriodSeconds?: number;
   orphanDependents?: boolean;
+  /** false: no admission (kube's RESTs that delete with ValidateAllObjectFunc: an eviction's delete). */
+  admission?: false;
 }
 
 export interface DeleteResult {
@@ -61,10 +63,15 @@ export interface GenericStoreDeps {
   settings?: ResourceSettings;
   /** The kinds' decoders, lent to admission (AdmissionAttributes.decode: webhook-patched objects). */
   schemas?: Pick<SchemaRegistry, 'decode'>;
+  /** What a review reaches of the server (Registry.env); absent in a store built alone. */
+  env?: SubresourceEnv;
 }
 
 /** kube retries a generateName create on name collision (RetryGenerateName). */
 const generateNameAttempts = 8;
+
+/** The chain of a write kube makes with ValidateAllObjectFunc: no plugin runs. */
+const noAdmission: Pick<AdmissionChain, 'admit' | 'validate'> = { admit: async () => undefined, validate: async () => undefined };
 
 export class GenericStore {
   readonly gr: GroupResource;
@@ -203,6 +210,36 @@ export class GenericStore {
     }
   }
 
+  /**
+   * kube's Storage.GuaranteedUpdate on one object, outside the strategy: `tryUpdate` alone makes the
+   * new object (no admission, defaults or validation), under `preconditions`. What kube's
+   * BindingREST writes with. Storage errors are translated (404, 409); `tryUpdate`'s own pass through.
+   */
+  async guaranteedUpdate(ctx: RequestContext, name: string, tryUpdate: (current: KubeObject) => KubeObject, preconditions?: Preconditions): Promise<KubeObject> {
+    try {
+      const r = await this.deps.storage.guaranteedUpdate(this.keyFor(ctx.namespace, name), {
+        preconditions,
+        dryRun: ctx.dryRun,
+        ctx,
+        ttlSeconds: this.ttlSeconds,
+        tryUpdate: (current) => tryUpdate(cloneJson(current as KubeObject)),
+      });
+      return r.object;
+    } catch (e) {
+      throw this.translate(e, name, 'update');
+    }
+  }
+
+  /**
+   * kube's ConnectResource admission: a CONNECT of the subresource, the options object as the
+   * object (kind and apiVersion its own), through mutating then validating admission.
+   */
+  async admitConnect(ctx: RequestContext, name: string, subresource: string, options: KubeObject): Promise<void> {
+    const attrs: AdmissionAttributes = { ...this.attrs(ctx, 'CONNECT', options, undefined, subresource, name), kind: options.kind ?? this.def.kind };
+    await this.deps.admission.admit(ctx, attrs);
+    await this.deps.admission.validate(ctx, attrs);
+  }
+
   /** A POST naming an object (an answered subresource, SubresourceStore): not served by a stored resource. */
   async createSubresource(_ctx: RequestContext, _name: string, _obj: KubeObject): Promise<KubeObject> {
     throw errors.routeMethodNotAllowed();
@@ -249,9 +286,11 @@ export class GenericStore {
     ctx: RequestContext,
     name: string,
     updated: UpdatedObjectFn,
-    opts: { subresource?: string; create?: 'strategy' | 'never' | 'always' } = {},
+    opts: { subresource?: string; create?: 'strategy' | 'never' | 'always'; admission?: false } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const strategy = this.strategyFor(opts.subresource);
+    // kube's RESTs that update with ValidateAllObjectFunc (an eviction's condition) run no admission.
+    const admission = opts.admission === false ? noAdmission : this.deps.admission;
     const key = this.keyFor(ctx.namespace, name);
     const mode = opts.create ?? 'strategy';
     const createIfMissing = !opts.subresource && (mode === 'always' || (mode === 'strategy' && strategy.allowCreateOnUpdate));
@@ -281,13 +320,13 @@ export class GenericStore {
           // kube's order: mutating admission and the declaration's write check (RBAC escalation) run
           // as the updated object is made, before the resourceVersion check and BeforeUpdate.
           this.readyRequestObject(ctx, obj, false);
-          await this.deps.admission.admit(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
+          await admission.admit(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
           if (this.def.authorizeWrite && !opts.subresource) await this.authorizeWrite(ctx, { obj, old: current, verb: 'update', name: obj.metadata.name ?? name });
           if (loopHeld()) await nextTurn();
           this.checkResourceVersion(obj, current, strategy);
           this.beforeUpdate(ctx, obj, current, strategy);
           this.validateUpdate(ctx, obj, current, strategy);
-          await this.deps.admission.validate(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
+          await admission.validate(ctx, this.attrs(ctx, 'UPDATE', obj, current, opts.subresource));
           if (loopHeld()) await nextTurn();
           return obj;
         },
@@ -328,7 +367,7 @@ export class GenericStore {
       throw this.translate(e, name, 'delete');
     }
     this.checkDeletePreconditions(name, opts.preconditions, existing);
-    const admit = (current: KubeObject) => this.admitDelete(ctx, admissionName, current);
+    const admit = opts.admission === false ? async () => undefined : (current: KubeObject) => this.admitDelete(ctx, admissionName, current);
     if (this.finalizersPending(existing)) return this.markForDeletion(ctx, key, name, existing, opts, admit);
     try {
       const last = await this.deps.storage.delete(key, { preconditions: opts.preconditions, dryRun: ctx.dryRun, cachedExisting: existing, validateDeletion: admit, ctx });

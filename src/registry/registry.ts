@@ -2,7 +2,7 @@
 import { GenericStore, getOrUndefined, type GenericStoreDeps } from './generic-store';
 import { DeleteGuardedStore } from './delete-guarded-store';
 import { NamespaceStore } from './namespace-store';
-import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition } from './resource';
+import { defaultResourceSettings, storagePrefixOf, type ResourceDefinition, type SubresourceEnv } from './resource';
 import type { RequestContext } from './context';
 import { ReviewStore, SubresourceStore } from './review-store';
 
@@ -26,7 +26,22 @@ export class Registry {
   /** The stores of answered subresources, made the first time each is routed to. */
   private readonly answered = new WeakMap<GenericStore, Map<string, SubresourceStore>>();
 
-  constructor(private readonly deps: RegistryDeps) {}
+  /**
+   * What answers and reviews reach of the server: its settings and every served resource (a
+   * binding updates a pod, an eviction deletes one), looked up when they are used.
+   */
+  readonly env: SubresourceEnv;
+
+  constructor(private readonly deps: RegistryDeps) {
+    this.env = {
+      settings: deps.settings ?? defaultResourceSettings,
+      get: async (ctx: RequestContext, gvr: { group: string; version: string; resource: string }, objName: string) => {
+        const s = this.get(gvr.group, gvr.version, gvr.resource);
+        return s ? getOrUndefined(s, ctx, objName) : undefined;
+      },
+      store: (gvr) => this.get(gvr.group, gvr.version, gvr.resource),
+    };
+  }
 
   /**
    * Serves a resource from now on (built-ins at start, others at run time). Throws Error, changing
@@ -35,7 +50,7 @@ export class Registry {
   add(def: ResourceDefinition): GenericStore {
     this.check(def);
     const Store = def.refuseDelete && (def.store ?? 'generic') === 'generic' ? DeleteGuardedStore : storeVariants[def.store ?? 'generic'];
-    const store = new Store(def, this.deps);
+    const store = new Store(def, { ...this.deps, env: this.env });
     this.stores.set(keyOf(def.group, def.version, def.resource), store);
     this.emit({ added: def });
     return store;
@@ -92,16 +107,7 @@ export class Registry {
     let byName = this.answered.get(parent);
     if (!byName) this.answered.set(parent, (byName = new Map()));
     let store = byName.get(name);
-    if (!store) {
-      const env = {
-        settings: this.deps.settings ?? defaultResourceSettings,
-        get: async (ctx: RequestContext, gvr: { group: string; version: string; resource: string }, objName: string) => {
-          const s = this.get(gvr.group, gvr.version, gvr.resource);
-          return s ? getOrUndefined(s, ctx, objName) : undefined;
-        },
-      };
-      byName.set(name, (store = new SubresourceStore(parent, name, answer, this.deps, env)));
-    }
+    if (!store) byName.set(name, (store = new SubresourceStore(parent, name, answer, this.deps, this.env)));
     return store;
   }
 

@@ -2,7 +2,8 @@
  * The declaration of one served resource: names, scope, verbs, subresources, schema, strategy,
  * table columns and field selectors. `registry/resources/<group>/<resource>.ts` each export one.
  */
-import { ApiError, AuthorizationAttributes, Decision, FieldError, KubeObject, NameValidator, RbacEscalationChecks, RulesResult, TokenReviewResult, UserInfo } from '../api';
+import { ApiError, AuthorizationAttributes, Decision, FieldError, KubeObject, NameValidator, RbacEscalationChecks, RulesResult, Status, TokenReviewResult, UserInfo } from '../api';
+import type { Preconditions } from '../storage';
 import type { ProtobufKind } from '../storage/codec/protobuf-kinds';
 import type { RequestContext } from './context';
 
@@ -78,7 +79,39 @@ export interface SubresourceDefinition {
    * its POST body is another kind, decoded against that kind's schema, admitted, then answered.
    */
   answer?: SubresourceAnswer;
+  /**
+   * A subresource served by a handler of its own, with options from the query and no body of a
+   * kind (kube's Connecter, e.g. pods/exec, and GetterWithOptions, pods/log). `verbs` are what
+   * discovery lists for it; `connect.methods` are the HTTP methods it answers.
+   */
+  connect?: SubresourceConnect;
 }
+
+/**
+ * kube's Connecter (pods/exec, attach, portforward, proxy) or GetterWithOptions (pods/log): the
+ * query decodes into an options kind, a Connecter's request is admitted as a CONNECT of that
+ * kind, and `serve` answers.
+ */
+export interface SubresourceConnect {
+  /** The options kind, which discovery names for the subresource (kube: the REST's New()); log names the parent's kind. */
+  kind: string;
+  /** The HTTP methods served (upper case). */
+  methods: string[];
+  /** kube's Connecter: dryRun refused, admission sees CONNECT. False: a GetterWithOptions (a read, negotiated as one). */
+  connecter: boolean;
+  /** The path after the subresource is the option `path` (kube's subpath, pods/proxy/<path>). */
+  subpath?: boolean;
+  /**
+   * The options object from the query (Go's url.Values: every value of each key), and the subpath
+   * when `subpath`; throws a 400 as kube's parameter codec does.
+   */
+  options(query: Record<string, string[]>, subpath: string): KubeObject;
+  /** The answer to a request for the object `name` in `ctx.namespace` (an ApiError refuses it). */
+  serve(ctx: RequestContext, name: string, options: KubeObject, env: SubresourceEnv): Promise<ConnectAnswer>;
+}
+
+/** What a connect subresource answers: a stream's bytes, or kube's 204 for an empty location (a pod with no node). */
+export type ConnectAnswer = { status: 204 } | { status: 200; contentType: string; body: Buffer };
 
 /** The kind a POST to an answered subresource takes and returns, and the function answering it. */
 export interface SubresourceAnswer {
@@ -89,15 +122,54 @@ export interface SubresourceAnswer {
   schemaName: string;
   /** kube's protobuf message of the kind (no list). */
   protobufMessage?: string;
-  /** The answer to a POST naming the parent object `name` in `ctx.namespace` (validation is its own). */
-  create(ctx: RequestContext, name: string, obj: KubeObject, env: SubresourceEnv): Promise<KubeObject>;
+  /**
+   * kube's REST calls createValidation itself, after checks of its own (pods/binding, pods/eviction):
+   * the store runs only mutating admission first and hands `create` the validating half as
+   * `validate`. Otherwise both run before `create`.
+   */
+  ownsValidation?: boolean;
+  /**
+   * The answer to a POST naming the parent object `name` in `ctx.namespace` (validation is its own).
+   * It returns the answered kind, or a Status (kube's binding and eviction answer `Success`).
+   */
+  create(ctx: RequestContext, name: string, obj: KubeObject, env: SubresourceEnv, validate: () => Promise<void>): Promise<KubeObject | Status>;
 }
 
-/** What an answered subresource may reach: the server's settings and a read of any served resource. */
+type GVR = { group: string; version: string; resource: string };
+
+/** What an answered subresource (or a review) may reach: the server's settings and the served resources. */
 export interface SubresourceEnv {
   settings: ResourceSettings;
   /** A quorum read of one object of a served resource; undefined when it does not exist. */
-  get(ctx: RequestContext, gvr: { group: string; version: string; resource: string }, name: string): Promise<KubeObject | undefined>;
+  get(ctx: RequestContext, gvr: GVR, name: string): Promise<KubeObject | undefined>;
+  /** A served resource's store, for the writes an answer makes (a binding's pod update, an eviction's delete). */
+  store(gvr: GVR): ObjectWrites | undefined;
+}
+
+/**
+ * The part of a served resource's store an answer may use (GenericStore's). `admission: false`
+ * writes without admission, as kube's RESTs do when they pass ValidateAllObjectFunc.
+ */
+export interface ObjectWrites {
+  readonly def: ResourceDefinition;
+  get(ctx: RequestContext, name: string): Promise<KubeObject>;
+  /**
+   * kube's Storage.GuaranteedUpdate of one object: `tryUpdate` changes the current object and
+   * nothing else runs (no strategy, admission or validation). Storage errors come back as kube's
+   * InterpretUpdateError makes them (404, 409); an error `tryUpdate` throws comes back as it is.
+   */
+  guaranteedUpdate(ctx: RequestContext, name: string, tryUpdate: (current: KubeObject) => KubeObject, preconditions?: Preconditions): Promise<KubeObject>;
+  update(
+    ctx: RequestContext,
+    name: string,
+    updated: (current: KubeObject | null) => Promise<KubeObject> | KubeObject,
+    opts: { subresource?: string; admission?: false },
+  ): Promise<{ object: KubeObject; created: boolean }>;
+  delete(
+    ctx: RequestContext,
+    name: string,
+    opts: { preconditions?: Preconditions; gracePeriodSeconds?: number; propagationPolicy?: string; orphanDependents?: boolean; admission?: false },
+  ): Promise<{ body: KubeObject | Status; deleted: boolean }>;
 }
 
 export interface ResourceDefinition {
@@ -153,7 +225,12 @@ export interface ResourceDefinition {
    * The answer to a POST of a `review` resource (validation is its own, as kube's review RESTs do);
    * `settings` carries what the server lends it (token authentication for TokenReview).
    */
-  review?: (ctx: RequestContext, obj: KubeObject, settings: ResourceSettings) => Promise<KubeObject> | KubeObject;
+  review?: (ctx: RequestContext, obj: KubeObject, settings: ResourceSettings, extras?: ReviewExtras) => Promise<KubeObject | Status> | KubeObject | Status;
+  /**
+   * kube's REST calls createValidation itself (the legacy `bindings`): only mutating admission runs
+   * before `review`, which gets the validating half as `extras.validate`.
+   */
+  reviewOwnsValidation?: boolean;
   /**
    * A check that may refuse a write before it is validated (kube's policy-based RBAC storage, which
    * wraps the standard store's Create and the update function of Update, so patch and apply too).
@@ -200,6 +277,12 @@ export interface StoredVersion {
   toStored(obj: KubeObject): KubeObject;
   /** A stored object in this version's form, apiVersion and kind included. Must not modify `obj`. */
   fromStored(obj: KubeObject): KubeObject;
+}
+
+/** What a review may reach besides the server's settings: the served resources, and its validating admission when it owns it. */
+export interface ReviewExtras {
+  env: SubresourceEnv;
+  validate: () => Promise<void>;
 }
 
 /** What ResourceDefinition.authorizeWrite is shown of a write. */

@@ -3,29 +3,48 @@
  * SubjectAccessReview, SelfSubjectReview …). A POST runs admission, then the declaration's `review`,
  * and answers what it returns; etcd is never touched. Declared with `store: 'review'`, verbs `create`.
  */
-import { type KubeObject, errors } from '../api';
+import { type KubeObject, type Status, errors } from '../api';
 import type { RequestContext } from './context';
 import { GenericStore, type GenericStoreDeps } from './generic-store';
 import { defaultResourceSettings, type ResourceDefinition, type SubresourceAnswer, type SubresourceEnv } from './resource';
 import type { AdmissionAttributes, Operation } from '../admission';
 
+/** An env for a store built without a registry (tests): settings only, nothing else served. */
+function bareEnv(deps: GenericStoreDeps): SubresourceEnv {
+  return { settings: deps.settings ?? defaultResourceSettings, get: async () => undefined, store: () => undefined };
+}
+
+/**
+ * A Status answered where the handler expects an object (kube's binding REST answers `Success`);
+ * the response writer tells the two apart by kind.
+ */
+function asAnswer(obj: KubeObject | Status): KubeObject {
+  return obj as KubeObject;
+}
+
 export class ReviewStore extends GenericStore {
   override readonly stored = false;
   private readonly review: NonNullable<ResourceDefinition['review']>;
+  private readonly env: SubresourceEnv;
 
   constructor(def: ResourceDefinition, deps: GenericStoreDeps) {
     super(def, deps);
     if (!def.review) throw new Error(`${def.resource}.${def.group}: a review store needs the declaration's review function`);
     if (def.verbs.some((v) => v !== 'create')) throw new Error(`${def.resource}.${def.group}: a review resource serves only create`);
     this.review = def.review;
+    this.env = deps.env ?? bareEnv(deps);
   }
 
-  /** kube's review RESTs: admission (mutating, then validating) around nothing stored, then the answer. */
+  /**
+   * kube's review RESTs: admission (mutating, then validating) around nothing stored, then the
+   * answer; a review that owns its validation runs the validating half itself.
+   */
   override async create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
     matchRequestNamespace(ctx, this.def.namespaced, obj);
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
-    await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
-    return this.review(ctx, obj, this.deps.settings ?? defaultResourceSettings);
+    const validate = () => this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
+    if (!this.def.reviewOwnsValidation) await validate();
+    return asAnswer(await this.review(ctx, obj, this.deps.settings ?? defaultResourceSettings, { env: this.env, validate }));
   }
 }
 
@@ -85,8 +104,9 @@ export class SubresourceStore extends GenericStore {
     matchRequestNamespace(ctx, this.def.namespaced, obj);
     const attrs = this.attrs(ctx, 'CREATE', obj, undefined, this.subresource, name);
     await this.deps.admission.admit(ctx, attrs);
-    await this.deps.admission.validate(ctx, attrs);
-    return this.answer.create(ctx, name, obj, this.env);
+    const validate = () => this.deps.admission.validate(ctx, attrs);
+    if (!this.answer.ownsValidation) await validate();
+    return asAnswer(await this.answer.create(ctx, name, obj, this.env, validate));
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { ResourceDefinition } from '../resource';
+import { bindings } from './core/bindings';
 import { configmaps } from './core/configmaps';
 import { events } from './core/events';
 import { namespaces } from './core/namespaces';
@@ -22,4 +23,4 @@ import { validatingwebhookconfigurations } from './admissionregistration/validat
 import { priorityclasses } from './scheduling/priorityclasses';
 
 /** The built-in resources, in discovery order. */
-export const builtinResources: ResourceDefinition[] = [configmaps, events, namespaces, pods, resourcequotas, secrets, serviceaccounts, eventsV1, selfsubjectreviews, tokenreviews, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews, clusterrolebindings, clusterroles, rolebindings, roles, mutatingwebhookconfigurations, validatingwebhookconfigurations, priorityclasses];
+export const builtinResources: ResourceDefinition[] = [bindings, configmaps, events, namespaces, pods, resourcequotas, secrets, serviceaccounts, eventsV1, selfsubjectreviews, tokenreviews, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews, clusterrolebindings, clusterroles, rolebindings, roles, mutatingwebhookconfigurations, validatingwebhookconfigurations, priorityclasses];

@@ -173,12 +173,13 @@ function goFieldName(json: string): string {
 }
 
 /**
- * A short diff of the spec fields that changed, in the shape of the go-cmp diff kube appends. go-cmp
- * randomises its output on purpose, so no client can match its bytes; this keeps its layout.
+ * A short diff of the fields that changed, in the shape of the go-cmp diff kube appends (of a
+ * core.PodSpec, a core.EphemeralContainer). go-cmp randomises its output on purpose, so no client
+ * can match its bytes; this keeps its layout.
  */
-function specDiff(old: PodSpec, now: PodSpec): string {
+function specDiff(old: object, now: object, goType = 'core.PodSpec'): string {
   const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])];
-  const lines = ['  core.PodSpec{'];
+  const lines = [`  ${goType}{`];
   let same = 0;
   const flush = () => {
     if (same) lines.push(`  \t... // ${same} identical field${same === 1 ? '' : 's'}`);
@@ -299,6 +300,28 @@ export function validatePodUpdate(pod: Pod, old: Pod): FieldError[] {
   }
   if (!semanticEqual(munged, prev)) {
     errs.push(fieldErrors.forbidden(specPath, `pod updates may not change fields other than ${updatableFields.join(',')}\n${specDiff(prev, munged)}`));
+  }
+  return errs;
+}
+
+/**
+ * kube's ValidatePodEphemeralContainersUpdate (the pods/ephemeralcontainers subresource, whose
+ * strategy kept everything of the stored pod but its ephemeral containers): the pod as a whole,
+ * its annotations as on an update, then existing ephemeral containers neither removed nor changed.
+ * A mirror (static) pod gets that one refusal alone.
+ */
+export function validatePodEphemeralContainersUpdate(pod: Pod, old: Pod): FieldError[] {
+  const errs = [...validateMetadataAndSpec(pod, old), ...annotationUpdateErrors(pod, old), ...podAnnotationErrors(pod, old)];
+  if (old.metadata.annotations && MIRROR_ANNOTATION in old.metadata.annotations) return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
+  const path = FieldPath.root('spec').child('ephemeralContainers');
+  const byName = new Map((pod.spec?.ephemeralContainers ?? []).map((c) => [c.name ?? '', c]));
+  for (const before of old.spec?.ephemeralContainers ?? []) {
+    const name = before.name ?? '';
+    const now = byName.get(name);
+    if (!now) errs.push(fieldErrors.forbidden(path, `existing ephemeral containers ${goQuote(name)} may not be removed\n`));
+    else if (!semanticEqual(before, now)) {
+      errs.push(fieldErrors.forbidden(path, `existing ephemeral containers ${goQuote(name)} may not be changed\n${specDiff(before, now, 'core.EphemeralContainer')}`));
+    }
   }
   return errs;
 }

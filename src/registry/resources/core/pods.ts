@@ -1,15 +1,21 @@
 /**
  * core/v1 Pod as kube-apiserver serves it without a kubelet or scheduler (kube's pkg/registry/core/pod):
  * defaults, status Pending with the QoS class on create, the spec frozen but for kube's few
- * mutable fields, and a status subresource. Nothing runs the pods: they stay Pending until a client
- * writes their status.
+ * mutable fields, and kube 1.32's subresources: status, ephemeralcontainers, binding, eviction, and
+ * the streaming ones (log, exec, attach, portforward, proxy), which with no kubelet answer as kube
+ * does for a pod no node runs. Nothing runs the pods: they stay Pending until a client writes
+ * their status.
  *
  * Deletion is immediate. kube deletes an unbound pod (no spec.nodeName) or a terminated one at once
  * too; a bound one kube marks with a deletionTimestamp and leaves for its kubelet to remove, and
  * with no kubelet here it is removed at once instead.
  */
 import { KubeObject, cloneJson, podQOSClass, timestamp } from '../../../api';
-import { ResourceDefinition, Strategy, allVerbs, baseStrategy } from '../../resource';
+import { ResourceDefinition, Strategy, SubresourceDefinition, allVerbs, baseStrategy } from '../../resource';
+import { bindingAnswer } from './pod-binding';
+import { podConnectSubresources } from './pod-connect';
+import { ephemeralContainersStrategy } from './pod-ephemeral-containers';
+import { evictionAnswer } from './pod-eviction';
 import { defaultPod, fillGoStructValues } from './pod-defaults';
 import { dropDisabledPodFields } from './pod-drop';
 import { mutatePodAffinity, syncAppArmor } from './pod-prepare';
@@ -72,6 +78,12 @@ const statusStrategy: Strategy = {
   validateUpdate: (_ctx, obj, old) => validatePodStatusUpdate(obj as Pod, old as Pod),
 };
 
+function connect(name: string): SubresourceDefinition {
+  const sub = podConnectSubresources.find((s) => s.name === name);
+  if (!sub) throw new Error(`pods: no connect subresource ${name}`);
+  return sub;
+}
+
 export const pods: ResourceDefinition = {
   group: '',
   version: 'v1',
@@ -83,7 +95,19 @@ export const pods: ResourceDefinition = {
   shortNames: ['po'],
   categories: ['all'],
   verbs: allVerbs,
-  subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy, resetFields: [['spec'], ['metadata', 'deletionTimestamp'], ['metadata', 'ownerReferences']] }],
+  // kube 1.32's, in discovery's (name) order. binding and eviction answer a kind of their own;
+  // attach, exec, log, portforward and proxy are served by the connect handler (pod-connect.ts).
+  subresources: [
+    connect('attach'),
+    { name: 'binding', verbs: ['create'], strategy: baseStrategy, answer: bindingAnswer },
+    { name: 'ephemeralcontainers', verbs: ['get', 'patch', 'update'], strategy: ephemeralContainersStrategy },
+    { name: 'eviction', verbs: ['create'], strategy: baseStrategy, answer: evictionAnswer },
+    connect('exec'),
+    connect('log'),
+    connect('portforward'),
+    connect('proxy'),
+    { name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy, resetFields: [['spec'], ['metadata', 'deletionTimestamp'], ['metadata', 'ownerReferences']] },
+  ],
   resetFields: [['status']],
   schemaName: 'io.k8s.api.core.v1.Pod',
   protobufMessage: 'k8s.io.api.core.v1.Pod',
