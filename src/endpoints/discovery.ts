@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GroupVersionInfo, Registry } from '../registry';
-import type { ResourceDefinition } from '../registry';
+import type { ResourceDefinition, SubresourceAnswer, SubresourceDefinition } from '../registry';
 import { parseAccept } from './negotiation';
 
 /**
@@ -14,6 +14,19 @@ import { parseAccept } from './negotiation';
 export function storageVersionHash(def: ResourceDefinition): string {
   const stored = def.storedAs ?? def;
   return createHash('sha256').update(`${stored.group}/${stored.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/**
+ * Whether an answered subresource's kind lives in another group version than its resource (kube's
+ * GroupVersionKindProvider: serviceaccounts/token, pods/eviction); only then does discovery name them.
+ */
+function otherGroupVersion(def: ResourceDefinition, answer: SubresourceAnswer | undefined): answer is SubresourceAnswer {
+  return !!answer && (answer.group !== def.group || answer.version !== def.version);
+}
+
+/** A subresource's kind: the answered kind (pods/binding: Binding), a connect one's options kind, else the resource's. */
+function subresourceKind(def: ResourceDefinition, s: SubresourceDefinition): string {
+  return s.answer?.kind ?? s.connect?.kind ?? def.kind;
 }
 
 function apiResource(def: ResourceDefinition, withStorageVersionHash: boolean): Record<string, unknown>[] {
@@ -34,7 +47,7 @@ function apiResource(def: ResourceDefinition, withStorageVersionHash: boolean): 
     name: `${def.resource}/${s.name}`,
     singularName: '',
     namespaced: def.namespaced,
-    ...(s.answer ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { kind: s.connect?.kind ?? def.kind }),
+    ...(otherGroupVersion(def, s.answer) ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { kind: subresourceKind(def, s) }),
     verbs: s.verbs,
   }));
   return [main, ...subs];
@@ -106,7 +119,7 @@ function discoveryResource(def: ResourceDefinition): Record<string, unknown> {
   if (def.subresources.length) {
     r.subresources = def.subresources.map((s) => ({
       subresource: s.name,
-      responseKind: s.answer ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { group: '', version: '', kind: s.connect?.kind ?? def.kind },
+      responseKind: otherGroupVersion(def, s.answer) ? { group: s.answer.group, version: s.answer.version, kind: s.answer.kind } : { group: '', version: '', kind: subresourceKind(def, s) },
       verbs: s.verbs,
     }));
   }

@@ -38,8 +38,8 @@ export interface OpenApiOptions {
 }
 
 type JsonObject = Record<string, unknown>;
-type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection' | 'watch' | 'watchlist';
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Action = 'get' | 'list' | 'post' | 'put' | 'patch' | 'delete' | 'deletecollection' | 'watch' | 'watchlist' | 'connect';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
 
 interface Param {
   name: string;
@@ -57,9 +57,11 @@ interface Operation {
   params: Param[];
   /** Request body: the schema name and whether it is required; patch bodies list the patch types. */
   body?: { schema: string; required: boolean; patch?: boolean };
-  /** HTTP status → response schema name. */
+  /** HTTP status → response schema name (STRING: a bare string, what a stream answers). */
   responses: [string, string][];
   stream: boolean;
+  /** The media types answered, when not the usual ones (connect subresources: any; pods/log: text/plain too). */
+  produces?: string[];
   gvk?: { group: string; kind: string; version: string };
 }
 
@@ -89,6 +91,11 @@ const PATCH_TYPES = [
   'application/strategic-merge-patch+json',
 ];
 const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '401': 'Unauthorized' };
+/** The response "schema" of a stream (kube's ProducesObject ""): `{type: string}`, not a reference. */
+const STRING = '';
+/** What a connect subresource answers (kube: ProducesMIMETypes `*\/*`), and pods/log (text/plain first). */
+const CONNECT_TYPES = ['*/*'];
+const LOG_TYPES = ['text/plain', ...RESPONSE_TYPES];
 
 const q = (name: string, type: Param['type'], description: string): Param => ({ name, in: 'query', type, description });
 
@@ -212,6 +219,10 @@ function resourcePaths(def: ResourceDefinition, opts: Required<OpenApiOptions>):
 
   for (const sub of def.subresources) {
     const S = title(sub.name);
+    if (sub.connect) {
+      items.push(...connectPaths(def, sub.name, sub.connect, { opId, ns, nsSeg, base, scopeParams }));
+      continue;
+    }
     const subHas = (v: Verb) => sub.verbs.includes(v);
     const ops: Operation[] = [];
     // kube's finalize subresource is PUT-only and lists its write parameters on the path.
@@ -228,6 +239,49 @@ function resourcePaths(def: ResourceDefinition, opts: Required<OpenApiOptions>):
     if (!ops.length) continue;
     const params = pathLevelWrite ? [...WRITE_PARAMS, nameParam, ...scopeParams, P.pretty] : [nameParam, ...scopeParams, P.pretty];
     items.push({ path: `${base}${nsSeg}/${def.resource}/{name}/${sub.name}`, params: sortParams(params), ops });
+  }
+  return items;
+}
+
+/**
+ * kube's installer for a connect subresource: a Connecter's one operation per method (action
+ * `connect`, kind the options kind, any media type answered), twice for a subpath (`/{path}`,
+ * operationId …WithPath); a GetterWithOptions (pods/log) a read of a string. The options are
+ * query parameters of the path.
+ */
+function connectPaths(
+  def: ResourceDefinition,
+  name: string,
+  connect: NonNullable<ResourceDefinition['subresources'][number]['connect']>,
+  p: { opId: (verb: string, rest: string) => string; ns: string; nsSeg: string; base: string; scopeParams: Param[] },
+): PathItem[] {
+  const S = title(name);
+  const path = `${p.base}${p.nsSeg}/${def.resource}/{name}/${name}`;
+  const options = connect.parameters.map((x) => q(x.name, x.type, x.description));
+  if (!connect.connecter) {
+    const gvk = { group: def.group, kind: def.kind, version: def.version };
+    const nameParam: Param = { name: 'name', in: 'path', type: 'string', description: `Name of the ${def.kind}.`, required: true };
+    const op: Operation = { method: 'get', action: 'get', operationId: p.opId('read', `${p.ns}${def.kind}${S}`), description: `Read ${name} of the specified ${def.kind}`, params: [], responses: [['200', STRING]], stream: false, produces: LOG_TYPES, gvk };
+    return [{ path, params: sortParams([...options, nameParam, ...p.scopeParams, P.pretty]), ops: [op] }];
+  }
+  const gvk = { group: def.group, kind: connect.kind, version: def.version };
+  const nameParam: Param = { name: 'name', in: 'path', type: 'string', description: `Name of the ${connect.kind}.`, required: true };
+  const ops = (withPath: string): Operation[] =>
+    connect.methods.map((m) => ({
+      method: m.toLowerCase() as Method,
+      action: 'connect',
+      operationId: p.opId('connect', `${title(m.toLowerCase())}${p.ns}${def.kind}${S}${withPath}`),
+      description: `Connect ${m} requests to ${name} of the ${def.kind}`,
+      params: [],
+      responses: [['200', STRING]],
+      stream: false,
+      produces: CONNECT_TYPES,
+      gvk,
+    }));
+  const items: PathItem[] = [{ path, params: sortParams([...options, nameParam, ...p.scopeParams]), ops: ops('') }];
+  if (connect.subpath) {
+    const subpathParam: Param = { name: 'path', in: 'path', type: 'string', description: 'The rest of the path, asked of the target.', required: true };
+    items.push({ path: `${path}/{path}`, params: sortParams([...options, nameParam, ...p.scopeParams, subpathParam]), ops: ops('WithPath') });
   }
   return items;
 }
@@ -330,7 +384,7 @@ function operation3(o: Operation, tag: string): JsonObject {
   const responses: JsonObject = {};
   for (const [code, schema] of o.responses) {
     const content: JsonObject = {};
-    for (const t of o.stream ? STREAM_TYPES : RESPONSE_TYPES) content[t] = { schema: ref3(schema) };
+    for (const t of o.produces ?? (o.stream ? STREAM_TYPES : RESPONSE_TYPES)) content[t] = { schema: schema === STRING ? { type: 'string' } : ref3(schema) };
     responses[code] = { description: STATUS_TEXT[code], content };
   }
   responses['401'] = { description: 'Unauthorized' };
@@ -347,7 +401,7 @@ function referenced(items: PathItem[]): Set<string> {
   for (const item of items) {
     for (const o of item.ops) {
       if (o.body) names.add(o.body.schema);
-      for (const [, s] of o.responses) names.add(s);
+      for (const [, s] of o.responses) if (s !== STRING) names.add(s);
     }
   }
   return names;
@@ -465,7 +519,7 @@ function operation2(o: Operation, tag: string): JsonObject {
   const out: JsonObject = {
     description: o.description,
     consumes: o.body?.patch ? PATCH_TYPES : ['*/*'],
-    produces: o.stream ? STREAM_TYPES : RESPONSE_TYPES,
+    produces: o.produces ?? (o.stream ? STREAM_TYPES : RESPONSE_TYPES),
     schemes: ['https'],
     tags: [tag],
     operationId: o.operationId,
@@ -479,7 +533,7 @@ function operation2(o: Operation, tag: string): JsonObject {
   params.push(...o.params.map(param2));
   if (params.length) out.parameters = params;
   const responses: JsonObject = {};
-  for (const [code, schema] of o.responses) responses[code] = { description: STATUS_TEXT[code], schema: { $ref: `#/definitions/${schema}` } };
+  for (const [code, schema] of o.responses) responses[code] = { description: STATUS_TEXT[code], schema: schema === STRING ? { type: 'string' } : { $ref: `#/definitions/${schema}` } };
   responses['401'] = { description: 'Unauthorized' };
   out.responses = responses;
   if (o.gvk) {

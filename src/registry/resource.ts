@@ -101,6 +101,8 @@ export interface SubresourceConnect {
   connecter: boolean;
   /** The path after the subresource is the option `path` (kube's subpath, pods/proxy/<path>). */
   subpath?: boolean;
+  /** The query parameters the OpenAPI documents list for it (the options kind's fields). */
+  parameters: { name: string; type: 'string' | 'integer' | 'boolean'; description: string }[];
   /**
    * The options object from the query (Go's url.Values: every value of each key), and the subpath
    * when `subpath`; throws a 400 as kube's parameter codec does.

@@ -4,8 +4,11 @@
  * eviction, ephemeralcontainers (kubectl debug), log (kubectl logs), exec, attach, portforward and
  * proxy, their discovery and OpenAPI.
  */
+import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
+
+import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
 const { srv } = useTestServer();
 
@@ -52,5 +55,317 @@ describe('pods/binding', () => {
       message: 'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-1"',
       details: { name: 'p', kind: 'pods/binding' },
     });
+  });
+
+  test('the legacy bindings collection binds the pod its Binding names', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const r = await srv.request('POST', `/api/v1/namespaces/${ns}/bindings`, { body: binding('p', 'node-1') });
+    expect(r.status).toBe(201);
+    expect(r.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json().spec.nodeName).toBe('node-1');
+    // create only, as kube serves it
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/bindings`)).status).toBe(405);
+  });
+
+  test("kube's refusals: the URL's name, an invalid target (a 500, as kube), a missing or gated pod, preconditions", async () => {
+    const ns = await fresh();
+    const created = await createPod(ns, pod('p'));
+    const post = (name: string, body: unknown) => srv.request('POST', `/api/v1/namespaces/${ns}/pods/${name}/binding`, { body });
+
+    const mismatch = await post('p', binding('q', 'n'));
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json().message).toBe('name in URL does not match name in Binding object');
+
+    const invalid = await post('p', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Pod' } });
+    expect(invalid.status).toBe(500);
+    expect(invalid.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: '[target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]',
+      code: 500,
+    });
+
+    const missing = await post('nope', binding('nope', 'n'));
+    expect(missing.status).toBe(404);
+    expect(missing.json().message).toBe('pods "nope" not found');
+
+    const uid = await post('p', binding('p', 'n', { uid: 'not-the-uid' }));
+    expect(uid.status).toBe(409);
+    expect(uid.json().message).toBe(
+      `Operation cannot be fulfilled on pods "p": StorageError: invalid object, Code: 4, Key: ${srv.prefix}/pods/${ns}/p, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid}`,
+    );
+
+    await createPod(ns, pod('gated', ['app'], { schedulingGates: [{ name: 'example.com/wait' }] }));
+    const gated = await post('gated', binding('gated', 'n'));
+    expect(gated.status).toBe(409);
+    expect(gated.json().message).toBe('Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates');
+
+    // A dry run binds nothing; the uid and resourceVersion of the pod are good preconditions.
+    const dry = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/binding?dryRun=All`, { body: binding('p', 'n') });
+    expect(dry.status).toBe(201);
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json().spec.nodeName).toBeUndefined();
+    const ok = await post('p', binding('p', 'n', { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion }));
+    expect(ok.status).toBe(201);
+  });
+
+  test('a scheduler posts its Binding in protobuf', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const wire = await protobufWire(['k8s.io/api/core/v1/generated.proto']);
+    const body = wire.wrap('v1', 'Binding', 'k8s.io.api.core.v1.Binding', { metadata: { name: 'p', namespace: ns }, target: { kind: 'Node', name: 'n1' } });
+    const r = await rawRequest(srv, 'POST', `/api/v1/namespaces/${ns}/pods/p/binding`, { 'content-type': PROTOBUF, accept: PROTOBUF }, body);
+    expect(r.status).toBe(201);
+    const status = wire.unwrap(r.body, 'k8s.io.apimachinery.pkg.apis.meta.v1.Status');
+    expect(status.typeMeta).toEqual({ apiVersion: 'v1', kind: 'Status' });
+    expect(status.obj).toMatchObject({ status: 'Success', code: 201 });
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json().spec.nodeName).toBe('n1');
+  });
+});
+
+describe('pods/eviction', () => {
+  type K8s = typeof K8sModule;
+  let k8s: K8s;
+  let core: K8sModule.CoreV1Api;
+  beforeAll(async () => {
+    k8s = await import('@kubernetes/client-node');
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(srv.kubeconfig);
+    core = kc.makeApiClient(k8s.CoreV1Api);
+  });
+  const eviction = (name: string, deleteOptions?: Record<string, unknown>) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name }, ...(deleteOptions ? { deleteOptions } : {}) });
+
+  test('client-node evicts a pod: deleted, no budget to ask; kube answers a Success Status', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const r = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction`, { body: eviction('p') });
+    expect(r.status).toBe(201);
+    expect(r.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).status).toBe(404);
+
+    await createPod(ns, pod('q'));
+    // A running pod (as a kubelet would report it) goes the budget way: none here, so it is deleted too.
+    const q = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/q`)).json();
+    expect((await srv.request('PUT', `/api/v1/namespaces/${ns}/pods/q/status`, { body: { ...q, status: { ...q.status, phase: 'Running' } } })).status).toBe(200);
+    await core.createNamespacedPodEviction({ name: 'q', namespace: ns, body: { metadata: { name: 'q', namespace: ns } } });
+    await expect(core.readNamespacedPod({ name: 'q', namespace: ns })).rejects.toMatchObject({ code: 404 });
+  });
+
+  test("the DisruptionTarget condition is written before the delete (a watcher sees it); a dry run changes nothing", async () => {
+    const ns = await fresh();
+    const created = await createPod(ns, pod('p'));
+    const dry = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction?dryRun=All`, { body: eviction('p') });
+    expect(dry.status).toBe(201);
+    const kept = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json();
+    expect(kept.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    // The Eviction's own dryRun counts too.
+    expect((await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction`, { body: eviction('p', { dryRun: ['All'] }) })).status).toBe(201);
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).status).toBe(200);
+
+    const r = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction`, { body: eviction('p') });
+    expect(r.status).toBe(201);
+    const watched = await srv.request('GET', `/api/v1/namespaces/${ns}/pods?watch=1&resourceVersion=${created.metadata.resourceVersion}&timeoutSeconds=1`);
+    const frames = watched.text.trim().split('\n').map((l) => JSON.parse(l));
+    expect(frames.map((f) => f.type)).toEqual(['MODIFIED', 'DELETED']);
+    expect(frames[0].object.status.conditions).toEqual([
+      { type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: expect.any(String), reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' },
+    ]);
+  });
+
+  test("kube's refusals: a missing pod, the URL's name, a resourceVersion precondition, dry-run options that disagree, delete options", async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const post = (name: string, body: unknown, query = '') => srv.request('POST', `/api/v1/namespaces/${ns}/pods/${name}/eviction${query}`, { body });
+    const missing = await post('nope', eviction('nope'));
+    expect(missing.status).toBe(404);
+    expect(missing.json().message).toBe('pods "nope" not found');
+    const mismatch = await post('p', eviction('q'));
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json().message).toBe('name in URL does not match name in Eviction object');
+    const stale = await post('p', eviction('p', { preconditions: { resourceVersion: '1' } }));
+    expect(stale.status).toBe(409);
+    expect(stale.json().message).toMatch(/^Operation cannot be fulfilled on Pod "p": the ResourceVersion in the precondition \(1\) does not match the ResourceVersion in record \(\d+\)\. The object might have been modified$/);
+    const dry = await post('p', eviction('p', { dryRun: ['Foo'] }), '?dryRun=All');
+    expect(dry.status).toBe(500);
+    expect(dry.json().message).toBe('Non-matching dry-run options in request and content: [All] and [Foo]');
+    const policy = await post('p', eviction('p', { propagationPolicy: 'Sideways', dryRun: ['All'] }));
+    expect(policy.status).toBe(422);
+    expect(policy.json().message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"');
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).status).toBe(200);
+  });
+});
+
+describe('pods/ephemeralcontainers', () => {
+  test('kubectl debug adds an ephemeral container through the subresource', async () => {
+    const ns = await fresh();
+    await createPod(ns, { ...pod('p'), metadata: { name: 'p', labels: { app: 'x' } } });
+    const r = await srv.kubectl(['-n', ns, 'debug', 'p', '--image=busybox', '-c', 'debugger', '--profile=general']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const got = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p/ephemeralcontainers`)).json();
+    expect(got.kind).toBe('Pod');
+    expect(got.spec.ephemeralContainers).toEqual([
+      expect.objectContaining({ name: 'debugger', image: 'busybox', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }),
+    ]);
+    expect(got.metadata.labels).toEqual({ app: 'x' });
+    // A second one with a generated name.
+    const again = await srv.kubectl(['-n', ns, 'debug', 'p', '--image=busybox', '--profile=general']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe('');
+    const names = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json().spec.ephemeralContainers.map((c: { name: string }) => c.name);
+    expect(names).toEqual(['debugger', expect.stringMatching(/^debugger-[a-z0-9]{5}$/)]);
+  });
+
+  test('only ephemeral containers change; existing ones are neither removed nor changed; kube validates new ones', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const url = `/api/v1/namespaces/${ns}/pods/p/ephemeralcontainers`;
+    const smp = { 'content-type': 'application/strategic-merge-patch+json' };
+    const added = await srv.request('PATCH', url, { headers: smp, body: { metadata: { labels: { sneaky: 'yes' } }, spec: { ephemeralContainers: [{ name: 'dbg', image: 'busybox' }], activeDeadlineSeconds: 5 } } });
+    expect(added.status).toBe(200);
+    expect(added.json().metadata.labels).toBeUndefined();
+    expect(added.json().spec.activeDeadlineSeconds).toBeUndefined();
+    expect(added.json().spec.ephemeralContainers.map((c: { name: string }) => c.name)).toEqual(['dbg']);
+
+    const current = (await srv.request('GET', url)).json();
+    const removed = await srv.request('PUT', url, { body: { ...current, spec: { ...current.spec, ephemeralContainers: [] } } });
+    expect(removed.status).toBe(422);
+    expect(removed.json().message).toBe('Pod "p" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be removed\n');
+
+    const changed = await srv.request('PUT', url, { body: { ...current, spec: { ...current.spec, ephemeralContainers: [{ ...current.spec.ephemeralContainers[0], image: 'alpine' }] } } });
+    expect(changed.status).toBe(422);
+    expect(changed.json().message).toMatch(/^Pod "p" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be changed\n/);
+
+    const ports = await srv.request('PATCH', url, { headers: smp, body: { spec: { ephemeralContainers: [{ name: 'dbg2', image: 'busybox', ports: [{ containerPort: 80 }] }] } } });
+    expect(ports.status).toBe(422);
+    expect(ports.json().message).toBe('Pod "p" is invalid: spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container');
+    const dup = await srv.request('PATCH', url, { headers: smp, body: { spec: { ephemeralContainers: [{ name: 'app', image: 'busybox' }] } } });
+    expect(dup.status).toBe(422);
+    expect(dup.json().message).toBe('Pod "p" is invalid: spec.ephemeralContainers[0].name: Duplicate value: "app"');
+
+    // The main resource still refuses them.
+    const main = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json();
+    const direct = await srv.request('PUT', `/api/v1/namespaces/${ns}/pods/p`, { body: { ...main, spec: { ...main.spec, ephemeralContainers: [...main.spec.ephemeralContainers, { name: 'x', image: 'busybox' }] } } });
+    expect(direct.status).toBe(422);
+  });
+});
+
+describe('pods/log', () => {
+  test('kubectl logs of a pod no node runs: kube answers 204, kubectl prints nothing', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const r = await srv.kubectl(['-n', ns, 'logs', 'p']);
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const raw = await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p/log`);
+    expect(raw.status).toBe(204);
+    expect(raw.text).toBe('');
+    expect(raw.headers['content-type']).toBeUndefined();
+  });
+
+  test("the container and options checks, in kube's order, and a bound pod's missing node", async () => {
+    const ns = await fresh();
+    await createPod(ns, { ...pod('two', ['a', 'b'], { initContainers: [{ name: 'init', image: 'busybox' }] }) });
+    const get = (q: string, name = 'two') => srv.request('GET', `/api/v1/namespaces/${ns}/pods/${name}/log${q}`);
+    const several = await get('');
+    expect(several.status).toBe(400);
+    expect(several.json().message).toBe('a container name must be specified for pod two, choose one of: [init a b]');
+    const unknown = await get('?container=c');
+    expect(unknown.status).toBe(400);
+    expect(unknown.json().message).toBe('container c is not valid for pod two');
+    expect((await get('?container=init')).status).toBe(204);
+    const tail = await get('?container=a&tailLines=-1');
+    expect(tail.status).toBe(422);
+    expect(tail.json().message).toBe('PodLogOptions "two" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0');
+    const bad = await get('?container=a&limitBytes=x');
+    expect(bad.status).toBe(400);
+    expect(bad.json().message).toBe('strconv.ParseInt: parsing "x": invalid syntax');
+    const since = await get('?container=a&sinceSeconds=5&sinceTime=2024-01-01T00:00:00Z');
+    expect(since.json().message).toBe('PodLogOptions "two" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified');
+    expect((await get('', 'nope')).json().message).toBe('pods "nope" not found');
+
+    await createPod(ns, pod('bound'));
+    expect((await srv.request('POST', `/api/v1/namespaces/${ns}/pods/bound/binding`, { body: binding('bound', 'node-7') })).status).toBe(201);
+    const r = await srv.kubectl(['-n', ns, 'logs', 'bound']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('Error from server (NotFound): nodes "node-7" not found\n');
+  });
+});
+
+describe('pods/exec, attach, portforward and proxy', () => {
+  test('kubectl exec into a pod no node runs: kube\'s 400', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const r = await srv.kubectl(['-n', ns, 'exec', 'p', '--', 'ls']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('Error from server (BadRequest): pod p does not have a host assigned\n');
+  });
+
+  test('exec and attach check the container first, then the host; dryRun is refused; a bound pod needs its node', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p', ['a', 'b']));
+    const post = (sub: string, q: string, name = 'p') => srv.request('POST', `/api/v1/namespaces/${ns}/pods/${name}/${sub}${q}`);
+    expect((await post('exec', '?command=ls')).json().message).toBe('a container name must be specified for pod p, choose one of: [a b]');
+    expect((await post('exec', '?command=ls&container=z')).json().message).toBe('container z is not valid for pod p');
+    const host = await post('attach', '?container=a&stdout=true');
+    expect(host.status).toBe(400);
+    expect(host.json()).toMatchObject({ reason: 'BadRequest', message: 'pod p does not have a host assigned' });
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p/exec?command=ls&container=a`)).json().message).toBe('pod p does not have a host assigned');
+    expect((await post('exec', '?command=ls&dryRun=All')).json().message).toBe('dryRun is not supported');
+    expect((await post('exec', '?command=ls', 'nope')).json().message).toBe('pods "nope" not found');
+    expect((await post('portforward', '?ports=80')).json().message).toBe('pod p does not have a host assigned');
+    expect((await post('portforward', '?ports=http')).json().message).toBe('cannot convert to []int32: strconv.ParseUint: parsing "http": invalid syntax');
+
+    expect((await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/binding`, { body: binding('p', 'node-3') })).status).toBe(201);
+    const bound = await post('exec', '?command=ls&container=a');
+    expect(bound.status).toBe(404);
+    expect(bound.json()).toMatchObject({ reason: 'NotFound', message: 'nodes "node-3" not found', details: { name: 'node-3', kind: 'nodes' } });
+    expect((await post('portforward', '?ports=80')).json().message).toBe('nodes "node-3" not found');
+    // Methods kube does not route: 405.
+    expect((await srv.request('PUT', `/api/v1/namespaces/${ns}/pods/p/exec`)).status).toBe(405);
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p/exec/extra`)).status).toBe(404);
+  });
+
+  test('proxy: a pod without an IP is an address not allowed; ids and subpaths as kube parses them', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+      const r = await srv.request(method, `/api/v1/namespaces/${ns}/pods/p/proxy/some/path?x=1`);
+      expect([method, r.status, r.json().message]).toEqual([method, 400, 'address not allowed']);
+    }
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/http:p:8080/proxy/`)).json().message).toBe('address not allowed');
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/ftp:p:80/proxy`)).json().message).toBe('invalid pod request "ftp:p:80"');
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/nope/proxy`)).json().message).toBe('pods "nope" not found');
+    const r = await srv.kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/pods/p/proxy/`]);
+    expect(r.stderr).toBe('Error from server (BadRequest): address not allowed\n');
+  });
+});
+
+describe('discovery', () => {
+  test("/api/v1 lists the pods' subresources with kube's kinds and verbs, and the bindings collection", async () => {
+    const list = (await srv.request('GET', '/api/v1')).json();
+    const subs = list.resources.filter((r: { name: string }) => r.name.startsWith('pods/'));
+    expect(subs).toEqual([
+      { name: 'pods/attach', singularName: '', namespaced: true, kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] },
+      { name: 'pods/ephemeralcontainers', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+      { name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+      { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+      { name: 'pods/portforward', singularName: '', namespaced: true, kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+      { name: 'pods/proxy', singularName: '', namespaced: true, kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+      { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+    ]);
+    expect(list.resources.find((r: { name: string }) => r.name === 'bindings')).toEqual({ name: 'bindings', singularName: 'binding', namespaced: true, kind: 'Binding', verbs: ['create'] });
+
+    const aggregated = await srv.request('GET', '/api', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+    const pods = aggregated.json().items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'pods');
+    expect(pods.subresources.find((r: { subresource: string }) => r.subresource === 'eviction')).toEqual({ subresource: 'eviction', responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] });
+    expect(pods.subresources.find((r: { subresource: string }) => r.subresource === 'exec')).toEqual({ subresource: 'exec', responseKind: { group: '', version: '', kind: 'PodExecOptions' }, verbs: ['create', 'get'] });
+
+    const api = await srv.kubectl(['api-resources', '--api-group=']);
+    expect(api.stdout).toMatch(/\npods\s+po\s+v1\s+true\s+Pod\n/);
+    expect(api.stdout).toMatch(/\nbindings\s+v1\s+true\s+Binding\n/);
   });
 });

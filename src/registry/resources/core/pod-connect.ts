@@ -12,7 +12,7 @@
 import { isIPv6 } from 'node:net';
 import { FieldError, KubeObject, errors, fieldErrors, goQuote } from '../../../api';
 import type { RequestContext } from '../../context';
-import type { ConnectAnswer, SubresourceDefinition, SubresourceEnv } from '../../resource';
+import type { ConnectAnswer, SubresourceConnect, SubresourceDefinition, SubresourceEnv } from '../../resource';
 import { baseStrategy } from '../../resource';
 import { podAttachOptions, podExecOptions, podLogOptions, podPortForwardOptions, podProxyOptions } from './pod-connect-options';
 import type { Container, Pod } from './pod-types';
@@ -154,31 +154,58 @@ async function serveProxy(ctx: RequestContext, id: string, _options: KubeObject,
 const connectVerbs = ['create', 'get'] as const;
 const noWrites = baseStrategy;
 
+type Param = SubresourceConnect['parameters'][number];
+const param = (name: string, type: Param['type'], description: string): Param => ({ name, type, description });
+const container = (what: string) => param('container', 'string', `The container to ${what}; may be left out when the pod has one container.`);
+const streamParams = (what: string): Param[] => [
+  param('stderr', 'boolean', `Stream the container's standard error ${what}.`),
+  param('stdin', 'boolean', `Stream the client's standard input to the container ${what}.`),
+  param('stdout', 'boolean', `Stream the container's standard output ${what}.`),
+  param('tty', 'boolean', `Allocate a terminal ${what}.`),
+];
+
 /** pods/log, exec, attach, portforward and proxy, in kube's discovery order. */
 export const podConnectSubresources: SubresourceDefinition[] = [
   {
     name: 'attach',
     verbs: [...connectVerbs],
     strategy: noWrites,
-    connect: { kind: 'PodAttachOptions', methods: ['GET', 'POST'], connecter: true, options: podAttachOptions, serve: (ctx, name, o, env) => streamLocation(ctx, env, name, o) },
+    connect: { kind: 'PodAttachOptions', methods: ['GET', 'POST'], connecter: true, parameters: [container('attach to'), ...streamParams('of the attached process')], options: podAttachOptions, serve: (ctx, name, o, env) => streamLocation(ctx, env, name, o) },
   },
   {
     name: 'exec',
     verbs: [...connectVerbs],
     strategy: noWrites,
-    connect: { kind: 'PodExecOptions', methods: ['GET', 'POST'], connecter: true, options: podExecOptions, serve: (ctx, name, o, env) => streamLocation(ctx, env, name, o) },
+    connect: { kind: 'PodExecOptions', methods: ['GET', 'POST'], connecter: true, parameters: [param('command', 'string', 'The command to run and its arguments, one value each (no shell).'), container('run the command in'), ...streamParams('of the command')], options: podExecOptions, serve: (ctx, name, o, env) => streamLocation(ctx, env, name, o) },
   },
   {
     name: 'log',
     verbs: ['get'],
     strategy: noWrites,
-    connect: { kind: 'Pod', methods: ['GET'], connecter: false, options: podLogOptions, serve: serveLog },
+    connect: {
+      kind: 'Pod',
+      methods: ['GET'],
+      connecter: false,
+      parameters: [
+        container('read the log of'),
+        param('follow', 'boolean', 'Keep the answer open and stream the log as it grows.'),
+        param('insecureSkipTLSVerifyBackend', 'boolean', "Read the log from the node without verifying the node's serving certificate."),
+        param('limitBytes', 'integer', 'Stop after this many bytes of log (at least 1).'),
+        param('previous', 'boolean', "Read the log of the container's previous, terminated instance."),
+        param('sinceSeconds', 'integer', 'Only the log written in the last this many seconds (at least 1; not with sinceTime).'),
+        param('stream', 'string', 'Which of the container\'s streams to read: All, Stdout or Stderr (needs the PodLogsQuerySplitStreams feature).'),
+        param('tailLines', 'integer', 'Only this many lines from the end of the log (0 or more).'),
+        param('timestamps', 'boolean', 'Start every line with its RFC3339 timestamp.'),
+      ],
+      options: podLogOptions,
+      serve: serveLog,
+    },
   },
   {
     name: 'portforward',
     verbs: [...connectVerbs],
     strategy: noWrites,
-    connect: { kind: 'PodPortForwardOptions', methods: ['GET', 'POST'], connecter: true, options: podPortForwardOptions, serve: servePortForward },
+    connect: { kind: 'PodPortForwardOptions', methods: ['GET', 'POST'], connecter: true, parameters: [param('ports', 'integer', 'The ports of the pod to forward (needed over WebSockets).')], options: podPortForwardOptions, serve: servePortForward },
   },
   {
     name: 'proxy',
@@ -189,6 +216,7 @@ export const podConnectSubresources: SubresourceDefinition[] = [
       methods: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'],
       connecter: true,
       subpath: true,
+      parameters: [param('path', 'string', 'The URL path to ask the pod for.')],
       options: podProxyOptions,
       serve: serveProxy,
     },
