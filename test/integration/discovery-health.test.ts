@@ -84,6 +84,8 @@ describe('legacy discovery', () => {
     expect(Object.keys(doc)).toEqual(['kind', 'groupVersion', 'resources']);
     expect(doc).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
     expect(doc.resources).toEqual([
+      // kube's legacy bindings collection: create only, nothing stored (no storage version hash).
+      { name: 'bindings', singularName: 'binding', namespaced: true, kind: 'Binding', verbs: ['create'] },
       { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: allVerbs, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
       { name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: allVerbs, shortNames: ['ev'], storageVersionHash: 'r2yiGXH7wu8=' },
       {
@@ -98,6 +100,14 @@ describe('legacy discovery', () => {
       { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
       { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
       { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: allVerbs, shortNames: ['po'], categories: ['all'], storageVersionHash: 'xPOwRZ+Yhw8=' },
+      { name: 'pods/attach', singularName: '', namespaced: true, kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] },
+      { name: 'pods/ephemeralcontainers', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+      { name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+      { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+      { name: 'pods/portforward', singularName: '', namespaced: true, kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+      { name: 'pods/proxy', singularName: '', namespaced: true, kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
       { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
       { name: 'resourcequotas', singularName: 'resourcequota', namespaced: true, kind: 'ResourceQuota', verbs: allVerbs, shortNames: ['quota'], storageVersionHash: '8uhSgffRX6w=' },
       { name: 'resourcequotas/status', singularName: '', namespaced: true, kind: 'ResourceQuota', verbs: ['get', 'patch', 'update'] },
@@ -107,7 +117,7 @@ describe('legacy discovery', () => {
       { name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
     ]);
     // APIResource keys in Go struct order.
-    expect(Object.keys(doc.resources[0])).toEqual(['name', 'singularName', 'namespaced', 'kind', 'verbs', 'shortNames', 'storageVersionHash']);
+    expect(Object.keys(doc.resources[1])).toEqual(['name', 'singularName', 'namespaced', 'kind', 'verbs', 'shortNames', 'storageVersionHash']);
   });
 
   test('discovery needs credentials', async () => {
@@ -130,7 +140,7 @@ describe('aggregated discovery with kubectl’s Accept header', () => {
     const [version] = doc.items[0].versions;
     expect(version).toMatchObject({ version: 'v1', freshness: 'Current' });
     const byName = Object.fromEntries(version.resources.map((x: { resource: string }) => [x.resource, x]));
-    expect(Object.keys(byName)).toEqual(['configmaps', 'events', 'namespaces', 'pods', 'resourcequotas', 'secrets', 'serviceaccounts']);
+    expect(Object.keys(byName)).toEqual(['bindings', 'configmaps', 'events', 'namespaces', 'pods', 'resourcequotas', 'secrets', 'serviceaccounts']);
     expect(byName.secrets).toEqual({
       resource: 'secrets',
       responseKind: { group: '', version: '', kind: 'Secret' },
