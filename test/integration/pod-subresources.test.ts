@@ -4,6 +4,7 @@
  * eviction, ephemeralcontainers (kubectl debug), log (kubectl logs), exec, attach, portforward and
  * proxy, their discovery and OpenAPI.
  */
+import { startAdmissionWebhookServer, type AdmissionWebhookServer } from '../support/admission-webhook-server';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
@@ -367,5 +368,69 @@ describe('discovery', () => {
     const api = await srv.kubectl(['api-resources', '--api-group=']);
     expect(api.stdout).toMatch(/\npods\s+po\s+v1\s+true\s+Pod\n/);
     expect(api.stdout).toMatch(/\nbindings\s+v1\s+true\s+Binding\n/);
+  });
+});
+
+describe('admission webhooks see the subresources as kube sends them', () => {
+  const GROUP = 'admissionregistration.k8s.io';
+  let hooks: AdmissionWebhookServer;
+  beforeAll(async () => {
+    hooks = await startAdmissionWebhookServer();
+  });
+  afterAll(async () => {
+    await srv.kubectl(['delete', 'validatingwebhookconfigurations', '--all']);
+    await hooks?.close();
+  });
+
+  test('CONNECT of pods/exec with the PodExecOptions, CREATE of pods/eviction and pods/binding with their kinds, UPDATE of pods/ephemeralcontainers', async () => {
+    const ns = await fresh();
+    expect((await srv.kubectl(['label', 'namespace', ns, 'podsub-hooks=on'])).code).toBe(0);
+    const hook = (name: string, path: string, operations: string[], resources: string[]) => ({
+      name,
+      clientConfig: { url: hooks.url(path), caBundle: hooks.caBundle },
+      rules: [{ operations, apiGroups: [''], apiVersions: ['v1'], resources }],
+      namespaceSelector: { matchLabels: { 'podsub-hooks': 'on' } },
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      timeoutSeconds: 5,
+    });
+    const config = {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'podsub' },
+      webhooks: [
+        hook('exec.podsub.test', '/deny', ['CONNECT'], ['pods/exec']),
+        hook('writes.podsub.test', '/allow', ['CREATE', 'UPDATE'], ['pods/eviction', 'pods/binding', 'pods/ephemeralcontainers']),
+      ],
+    };
+    expect((await srv.kubectl(['apply', '-f', '-'], { input: JSON.stringify(config) })).code).toBe(0);
+    const rv = (await srv.request('GET', `/apis/${GROUP}/v1/validatingwebhookconfigurations/podsub`)).json().metadata.resourceVersion as string;
+    const indexer = srv.server.informers.forResource(GROUP, 'v1', 'validatingwebhookconfigurations').indexer;
+    await until('the webhook configuration in the server', () => indexer.get('', 'podsub')?.metadata.resourceVersion === rv);
+
+    await createPod(ns, pod('p'));
+    const exec = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/exec?command=ls&command=-l&stdout=true`);
+    expect(exec.status).toBe(403);
+    expect(exec.json().message).toBe('admission webhook "exec.podsub.test" denied the request: denied by the test webhook');
+    const connect = hooks.reviews('/deny').find((r) => r.request.namespace === ns);
+    expect(connect?.request).toMatchObject({
+      operation: 'CONNECT',
+      kind: { group: '', version: 'v1', kind: 'PodExecOptions' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      subResource: 'exec',
+      name: 'p',
+      object: { kind: 'PodExecOptions', apiVersion: 'v1', stdout: true, command: ['ls', '-l'] },
+      options: null,
+    });
+
+    expect((await srv.request('PATCH', `/api/v1/namespaces/${ns}/pods/p/ephemeralcontainers`, { headers: { 'content-type': 'application/strategic-merge-patch+json' }, body: { spec: { ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] } } })).status).toBe(200);
+    expect((await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/binding`, { body: binding('p', 'n') })).status).toBe(201);
+    expect((await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p' } } })).status).toBe(201);
+    const seen = hooks.reviews('/allow').filter((r) => r.request.namespace === ns).map((r) => [r.request.operation, r.request.subResource, r.request.kind]);
+    expect(seen).toEqual([
+      ['UPDATE', 'ephemeralcontainers', { group: '', version: 'v1', kind: 'Pod' }],
+      ['CREATE', 'binding', { group: '', version: 'v1', kind: 'Binding' }],
+      ['CREATE', 'eviction', { group: 'policy', version: 'v1', kind: 'Eviction' }],
+    ]);
   });
 });
