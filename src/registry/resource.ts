@@ -112,8 +112,19 @@ export interface SubresourceConnect {
   serve(ctx: RequestContext, name: string, options: KubeObject, env: SubresourceEnv): Promise<ConnectAnswer>;
 }
 
-/** What a connect subresource answers: a stream's bytes, or kube's 204 for an empty location (a pod with no node). */
-export type ConnectAnswer = { status: 204 } | { status: 200; contentType: string; body: Buffer };
+/**
+ * What a connect subresource answers: a stream's bytes, kube's 204 for an empty location (a pod
+ * with no node), or where to forward the request (pods/proxy: the pod's address).
+ */
+export type ConnectAnswer = { status: 204 } | { status: 200; contentType: string; body: Buffer } | { status: 'proxy'; target: ProxyTarget };
+
+/** kube's location URL of a proxied request: scheme, host, port and the path (the subpath joined in). */
+export interface ProxyTarget {
+  scheme: 'http' | 'https';
+  host: string;
+  port: number;
+  path: string;
+}
 
 /** The kind a POST to an answered subresource takes and returns, and the function answering it. */
 export interface SubresourceAnswer {

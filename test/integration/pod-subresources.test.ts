@@ -4,6 +4,9 @@
  * eviction, ephemeralcontainers (kubectl debug), log (kubectl logs), exec, attach, portforward and
  * proxy, their discovery and OpenAPI.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { startAdmissionWebhookServer, type AdmissionWebhookServer } from '../support/admission-webhook-server';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
@@ -340,6 +343,60 @@ describe('pods/exec, attach, portforward and proxy', () => {
     expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/nope/proxy`)).json().message).toBe('pods "nope" not found');
     const r = await srv.kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/pods/p/proxy/`]);
     expect(r.stderr).toBe('Error from server (BadRequest): address not allowed\n');
+  });
+});
+
+describe('pods/proxy to a pod with an IP', () => {
+  // A global unicast address of this machine stands for the pod network (kube refuses loopback).
+  const address = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && !a.internal && a.family === 'IPv4')?.address;
+  const seen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+  let backend: http.Server;
+  let port = 0;
+  beforeAll(async () => {
+    backend = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+        res.writeHead(202, { 'content-type': 'text/plain', 'x-from': 'pod' }).end(`hello from ${req.url}`);
+      });
+    });
+    await new Promise<void>((r) => backend.listen(0, '0.0.0.0', r));
+    port = (backend.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((r) => backend.close(r));
+  });
+
+  (address ? test : test.skip)('the request goes to the pod IP and the port its container declares, without the credentials; an unreachable one is kube\'s dial error', async () => {
+    const ns = await fresh();
+    await createPod(ns, { ...pod('p'), spec: { containers: [{ name: 'app', image: 'busybox', ports: [{ containerPort: port }] }] } });
+    const cur = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json();
+    const status = { ...cur.status, phase: 'Running', podIP: address, podIPs: [{ ip: address }] };
+    expect((await srv.request('PUT', `/api/v1/namespaces/${ns}/pods/p/status`, { body: { ...cur, status } })).status).toBe(200);
+
+    const r = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/proxy/a/../b/?q=1&q=2`, { body: { some: 'body' } });
+    expect(r.status).toBe(202);
+    expect(r.text).toBe('hello from /b/?q=1&q=2');
+    expect(r.headers['x-from']).toBe('pod');
+    const got = seen.at(-1);
+    expect(got).toMatchObject({ method: 'POST', url: '/b/?q=1&q=2', body: '{"some":"body"}' });
+    expect(got?.headers.authorization).toBeUndefined();
+    expect(got?.headers['x-forwarded-for']).toBeDefined();
+    const viaKubectl = await srv.kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/pods/p:${port}/proxy/`]);
+    expect(viaKubectl.stdout).toBe('hello from /');
+
+    const closed = await new Promise<number>((resolve) => {
+      const s = http.createServer().listen(0, '0.0.0.0', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const refused = await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p:${closed}/proxy/`);
+    expect(refused.status).toBe(500);
+    expect(refused.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `dial tcp ${address}:${closed}: connect: connection refused`, code: 500 });
   });
 });
 

@@ -7,6 +7,7 @@
 import type { Request, Response } from 'express';
 import { errors } from '../../api';
 import type { GenericStore, RequestContext, SubresourceConnect, SubresourceEnv } from '../../registry';
+import { proxyRequest } from '../connect-proxy';
 import { negotiateObject } from '../negotiation';
 import type { RequestInfo } from '../request-info';
 
@@ -16,6 +17,13 @@ function queryValues(req: Request): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [k, v] of url.searchParams) (out[k] ??= []).push(v);
   return out;
+}
+
+/** The request's query as sent (kube's proxy passes RawQuery on). */
+function rawQuery(req: Request): string {
+  const url = req.originalUrl || req.url;
+  const i = url.indexOf('?');
+  return i < 0 ? '' : url.slice(i + 1);
 }
 
 /**
@@ -49,6 +57,10 @@ export async function serveConnect(
   const options = connect.options(query, connect.subpath ? subpathOf(info) : '');
   if (connect.connecter) await store.admitConnect(ctx, info.name, info.subresource, options);
   const answer = await connect.serve(ctx, info.name, options, env);
+  if (answer.status === 'proxy') {
+    await proxyRequest(req, res, answer.target, rawQuery(req));
+    return;
+  }
   if (answer.status === 204) {
     // kube's StreamObject for an empty location: the status alone, no body, no content type.
     res.status(204).end();

@@ -7,10 +7,12 @@
  * bound has none (log: 204 No Content; exec, attach, portforward: 400 `pod <name> does not have
  * a host assigned`). A bound pod names a Node; this server serves no Nodes, so it is kube's 404
  * for a Node that does not exist, where kube would dial that node's kubelet. The proxy goes to
- * the pod's IP, which a pod has only when a client wrote one into its status.
+ * the pod's IP (kube's proxy: the request forwarded there, endpoints/connect-proxy.ts), which a
+ * pod has only when a client wrote one into its status; without one it is a 400.
  */
 import { isIPv6 } from 'node:net';
-import { FieldError, KubeObject, errors, fieldErrors, goQuote } from '../../../api';
+import { posix } from 'node:path';
+import { ApiError, FieldError, KubeObject, errors, failureStatus, fieldErrors, goQuote } from '../../../api';
 import type { RequestContext } from '../../context';
 import type { ConnectAnswer, SubresourceConnect, SubresourceDefinition, SubresourceEnv } from '../../resource';
 import { baseStrategy } from '../../resource';
@@ -142,13 +144,37 @@ export function isGlobalUnicast(ip: string): boolean {
  * one or the first a container declares, the address the pod's first IP, which must be a global
  * unicast address (400 `address not allowed`: every pod here until a client writes status.podIPs).
  */
-async function serveProxy(ctx: RequestContext, id: string, _options: KubeObject, env: SubresourceEnv): Promise<ConnectAnswer> {
+async function serveProxy(ctx: RequestContext, id: string, options: KubeObject, env: SubresourceEnv): Promise<ConnectAnswer> {
   const parsed = splitSchemeNamePort(id);
   if (!parsed) throw errors.badRequest(`invalid pod request ${goQuote(id)}`);
   const pod = await getPod(ctx, env, parsed.name);
+  let port = parsed.port;
+  if (!port) port = String((pod.spec?.containers ?? []).find((c) => c.ports?.length)?.ports?.[0]?.containerPort ?? '');
   const podIP = pod.status?.podIPs?.[0]?.ip ?? '';
   if (!isGlobalUnicast(podIP)) throw errors.badRequest('address not allowed');
-  throw errors.serviceUnavailable(`error trying to reach service: no route to the pod network from this server (pod ${parsed.name} at ${podIP})`);
+  const scheme = parsed.scheme === 'https' ? 'https' : 'http';
+  const path = joinPreservingTrailingSlash(typeof options.path === 'string' ? options.path : '');
+  return { status: 'proxy', target: { scheme, host: podIP.replace(/^::ffff:(?=\d)/i, ''), port: portNumber(port, scheme), path } };
+}
+
+/** Go's net.LookupPort as the dial makes it: none is the scheme's, a number itself, a service name from the services table. */
+function portNumber(port: string, scheme: 'http' | 'https'): number {
+  if (port === '') return scheme === 'https' ? 443 : 80;
+  if (/^[0-9]+$/.test(port) && Number(port) <= 65535) return Number(port);
+  const services: Record<string, number> = { http: 80, https: 443 };
+  const known = services[port.toLowerCase()];
+  if (known !== undefined) return known;
+  throw new ApiError(failureStatus(500, '', `dial tcp: lookup tcp/${port}: unknown port`));
+}
+
+/** apimachinery's JoinPreservingTrailingSlash("", p): Go's path.Clean of p, its trailing slash kept. */
+export function joinPreservingTrailingSlash(p: string): string {
+  if (!p) return '';
+  let c = posix.normalize(p);
+  if (c === '.' || c === './') c = '';
+  if (c.length > 1 && c.endsWith('/')) c = c.slice(0, -1);
+  if (p.endsWith('/') && !c.endsWith('/')) c += '/';
+  return c;
 }
 
 const connectVerbs = ['create', 'get'] as const;

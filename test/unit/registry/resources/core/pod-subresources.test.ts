@@ -6,7 +6,7 @@
  */
 import { ApiError, KubeObject, RequestContext, cloneJson, fieldErrorString } from '../../../../../src/api';
 import { validateBinding } from '../../../../../src/registry/resources/core/pod-binding';
-import { containerFor, isGlobalUnicast, splitSchemeNamePort, validatePodLogOptions } from '../../../../../src/registry/resources/core/pod-connect';
+import { containerFor, isGlobalUnicast, joinPreservingTrailingSlash, splitSchemeNamePort, validatePodLogOptions } from '../../../../../src/registry/resources/core/pod-connect';
 import { parseQueryTime, podExecOptions, podLogOptions, podPortForwardOptions } from '../../../../../src/registry/resources/core/pod-connect-options';
 import { ephemeralContainersStrategy } from '../../../../../src/registry/resources/core/pod-ephemeral-containers';
 import { propagateDryRun, validateEvictionDeleteOptions } from '../../../../../src/registry/resources/core/pod-eviction';
@@ -176,6 +176,14 @@ describe('the locations kube works out', () => {
     expect(splitSchemeNamePort(':80')).toBeUndefined();
     expect(splitSchemeNamePort('a:b:c:d')).toBeUndefined();
   });
+  test.each<[string, string]>([
+    ['', ''],
+    ['/', '/'],
+    ['/a/b', '/a/b'],
+    ['/a//b/', '/a/b/'],
+    ['/a/../../b', '/b'],
+    ['/./x/.', '/x'],
+  ])('JoinPreservingTrailingSlash("", %j) is %j', (p, expected) => expect(joinPreservingTrailingSlash(p)).toBe(expected));
   test.each<[string, boolean]>([
     ['', false],
     ['10.1.2.3', true],
