@@ -136,6 +136,11 @@ export interface SubresourceAnswer {
   /** kube's protobuf message of the kind (no list). */
   protobufMessage?: string;
   /**
+   * Other apiVersions a body may name (kube's GroupVersionAcceptor: pods/eviction takes policy/v1beta1
+   * too); the kind's fields must be the same. The body is read as the answer's own version.
+   */
+  alsoAccepts?: string[];
+  /**
    * kube's REST calls createValidation itself, after checks of its own (pods/binding, pods/eviction):
    * the store runs only mutating admission first and hands `create` the validating half as
    * `validate`. Otherwise both run before `create`.
@@ -267,6 +272,8 @@ export interface ResourceDefinition {
    * use their plural (the default), custom resources `<group>/<plural>` (customResourceStoragePrefix).
    */
   storagePrefix?: string;
+  /** Other apiVersions a create's body may name, read as this one (SubresourceAnswer.alsoAccepts). */
+  alsoAccepts?: string[];
   /**
    * This declaration serves, in its own version, objects another declaration stores (kube's
    * cohabitating resources: events.k8s.io/v1 Events are core/v1 Events in etcd). Its

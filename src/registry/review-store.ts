@@ -88,6 +88,7 @@ export class SubresourceStore extends GenericStore {
         listKind: `${answer.kind}List`,
         schemaName: answer.schemaName,
         protobufMessage: answer.protobufMessage,
+        alsoAccepts: answer.alsoAccepts,
         verbs: ['create'],
         subresources: [],
         store: 'review',

@@ -149,6 +149,14 @@ describe('pods/eviction', () => {
     expect(r.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).status).toBe(404);
 
+    // kube takes the removed policy/v1beta1 Eviction too, and nothing else.
+    await createPod(ns, pod('old'));
+    const wrong = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/old/eviction`, { body: { ...eviction('old'), apiVersion: 'v1' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json().message).toBe('the API version in the data (v1) does not match the expected API version (policy/v1)');
+    expect((await srv.request('POST', `/api/v1/namespaces/${ns}/pods/old/eviction`, { body: { ...eviction('old'), apiVersion: 'policy/v1beta1' } })).status).toBe(201);
+    expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/old`)).status).toBe(404);
+
     await createPod(ns, pod('q'));
     // A running pod (as a kubelet would report it) goes the budget way: none here, so it is deleted too.
     const q = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/q`)).json();

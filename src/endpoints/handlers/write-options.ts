@@ -68,10 +68,12 @@ export function admitObject(
   if (!isObject(raw)) {
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: body is not an object`);
   }
-  const apiVersion = typeof raw.apiVersion === 'string' && raw.apiVersion !== '' ? raw.apiVersion : expected;
+  let apiVersion = typeof raw.apiVersion === 'string' && raw.apiVersion !== '' ? raw.apiVersion : expected;
   const kind = typeof raw.kind === 'string' && raw.kind !== '' ? raw.kind : def.kind;
   const gv = parseApiVersion(apiVersion);
-  if (gv.group !== def.group || gv.version !== def.version) {
+  // A version the endpoint also takes (kube's GroupVersionAcceptor) is read as its own.
+  if (def.alsoAccepts?.includes(apiVersion)) apiVersion = expected;
+  else if (gv.group !== def.group || gv.version !== def.version) {
     throw errors.badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
   }
   if (kind !== def.kind) {

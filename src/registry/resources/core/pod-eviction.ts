@@ -179,6 +179,8 @@ export const evictionAnswer: SubresourceAnswer = {
   kind: 'Eviction',
   schemaName: 'io.k8s.api.policy.v1.Eviction',
   protobufMessage: 'k8s.io.api.policy.v1.Eviction',
+  // kube's EvictionREST.AcceptsGroupVersion: clients of the removed policy/v1beta1 still evict.
+  alsoAccepts: ['policy/v1beta1'],
   ownsValidation: true,
   create: (ctx, name, obj, env, validate) => evictPod(ctx, name, obj, env, validate),
 };
