@@ -1,15 +1,19 @@
 import type { RequestHandler } from 'express';
 import { requestState } from '../../endpoints/request-state';
+import { isLongRunning } from './timeout';
 
 const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-/** kube's max-in-flight filter: 429 in plain text with Retry-After: 1; watches and system:masters are exempt. */
+/**
+ * kube's max-in-flight filter: 429 in plain text with Retry-After: 1; long-running requests (watches,
+ * and the exec, attach, portforward, proxy and log subresources) and system:masters are exempt.
+ */
 export function withMaxInFlight(limits: { readOnly: number; mutating: number }): RequestHandler {
   const inFlight = { readOnly: 0, mutating: 0 };
   return (_req, res, next) => {
     const state = requestState(res);
     const { info, user } = state;
-    if (info.verb === 'watch') return next();
+    if (isLongRunning(info)) return next();
     // kube: members of system:masters are never throttled.
     if (user?.groups.includes('system:masters')) return next();
     const kind = mutating.has(info.verb) ? 'mutating' : 'readOnly';

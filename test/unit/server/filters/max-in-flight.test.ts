@@ -9,9 +9,9 @@ import { withMaxInFlight } from '../../../../src/server/filters/max-in-flight';
 import { beginRequest } from '../../../../src/endpoints/request-state';
 import { requestInfoFor } from '../../../../src/endpoints/request-info';
 
-function response(ended: boolean) {
+function response(ended: boolean, method = 'GET', path = '/api/v1/namespaces') {
   const res = Object.assign(new EventEmitter(), { writableEnded: ended, statusCode: 200, headers: {} as Record<string, string> });
-  const state = beginRequest(res, { auditId: 'a', info: requestInfoFor('GET', '/api/v1/namespaces', false) });
+  const state = beginRequest(res, { auditId: 'a', info: requestInfoFor(method, path, false) });
   let handlerEnded = (): void => undefined;
   const timedOut = (): void => {
     state.handlerAfterTimeout = new Promise<void>((resolve) => (handlerEnded = resolve));
@@ -66,4 +66,13 @@ test('a request timed out before this filter still takes a slot for its handler'
   a.handlerEnded();
   await turn();
   expect(admit(filter, response(false).res)).toBe(true);
+});
+
+test("long-running requests take no slot (kube's BasicLongRunningRequestCheck): pods' exec, proxy, log", () => {
+  const filter = withMaxInFlight({ readOnly: 1, mutating: 1 });
+  expect(admit(filter, response(false).res)).toBe(true);
+  expect(admit(filter, response(false, 'GET', '/api/v1/namespaces/ns/pods/p/log').res)).toBe(true);
+  expect(admit(filter, response(false, 'POST', '/api/v1/namespaces/ns/pods/p/exec').res)).toBe(true);
+  expect(admit(filter, response(false, 'GET', '/api/v1/namespaces/ns/pods/p/proxy/x').res)).toBe(true);
+  expect(admit(filter, response(false, 'GET', '/api/v1/namespaces/ns/pods/p/status').res)).toBe(false);
 });
