@@ -61,13 +61,15 @@ describe('pods/binding', () => {
     });
   });
 
-  test('the legacy bindings collection binds the pod its Binding names', async () => {
+  test('the legacy bindings collection binds the pod its Binding names (kubectl create --raw)', async () => {
     const ns = await fresh();
     await createPod(ns, pod('p'));
-    const r = await srv.request('POST', `/api/v1/namespaces/${ns}/bindings`, { body: binding('p', 'node-1') });
-    expect(r.status).toBe(201);
-    expect(r.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    const r = await srv.kubectl(['create', '--raw', `/api/v1/namespaces/${ns}/bindings`, '-f', '-'], { input: JSON.stringify(binding('p', 'node-1')) });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     expect((await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json().spec.nodeName).toBe('node-1');
+    const again = await srv.kubectl(['create', '--raw', `/api/v1/namespaces/${ns}/pods/p/binding`, '-f', '-'], { input: JSON.stringify(binding('p', 'node-2')) });
+    expect(again.stderr).toBe('Error from server (Conflict): Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-1"\n');
     // create only, as kube serves it
     expect((await srv.request('GET', `/api/v1/namespaces/${ns}/bindings`)).status).toBe(405);
   });
