@@ -235,7 +235,8 @@ export class GenericStore {
    * object (kind and apiVersion its own), through mutating then validating admission.
    */
   async admitConnect(ctx: RequestContext, name: string, subresource: string, options: KubeObject): Promise<void> {
-    const attrs: AdmissionAttributes = { ...this.attrs(ctx, 'CONNECT', options, undefined, subresource, name), kind: options.kind ?? this.def.kind };
+    // The options are no object of the resource's kind: a webhook's patch of them is taken as it is.
+    const attrs: AdmissionAttributes = { ...this.attrs(ctx, 'CONNECT', options, undefined, subresource, name), kind: options.kind ?? this.def.kind, decode: undefined };
     await this.deps.admission.admit(ctx, attrs);
     await this.deps.admission.validate(ctx, attrs);
   }
