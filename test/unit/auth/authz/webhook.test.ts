@@ -238,7 +238,8 @@ describe('failures: the failure policy\'s decision with client-go\'s error', () 
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       res.end(bomb);
     };
-    const d = await webhook({ failurePolicy: 'Deny' }).authorize(attrs());
+    // kube's longest timeout: reading 16 MiB must not race the deadline on a loaded machine.
+    const d = await webhook({ failurePolicy: 'Deny', timeoutMs: 30_000 }).authorize(attrs());
     expect(d.decision).toBe('deny');
     expect(d.error).toMatch(/^unexpected error when reading response body\. Please retry\. Original error: /);
   });
