@@ -11,19 +11,13 @@ import { startAdmissionWebhookServer, type AdmissionWebhookServer } from '../sup
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
+import { namespaceMaker } from '../support/namespaces';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
 const { srv } = useTestServer();
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `podsub-${process.pid}-${++n}`;
-  const r = await srv.kubectl(['create', 'namespace', ns]);
-  expect(r.stderr).toBe('');
-  await until('the default service account', async () => (await srv.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'podsub', { forPods: true });
 
 const pod = (name: string, containers: string[] = ['app'], extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',

@@ -5,21 +5,13 @@
  */
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
-import { until } from '../support/until';
+import { namespaceMaker } from '../support/namespaces';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
 const { srv } = useTestServer();
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `pods-${process.pid}-${++n}`;
-  const r = await srv.kubectl(['create', 'namespace', ns]);
-  expect(r.stderr).toBe('');
-  // The ServiceAccount plugin refuses pods until the controller has made the namespace's default account.
-  await until('the default service account', async () => (await srv.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'pods', { forPods: true });
 
 const podYaml = (name: string, extra = '') => `apiVersion: v1
 kind: Pod

@@ -7,6 +7,7 @@
 import type { PolicyRule, RbacEscalationChecks, RoleRef } from '../../src/api';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
+import { namespaceMaker } from '../support/namespaces';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
@@ -29,12 +30,7 @@ const rbacEscalation: RbacEscalationChecks = {
 
 const { srv } = useTestServer({ rbacEscalation });
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `rbac-${process.pid}-${++n}`;
-  expect((await srv.kubectl(['create', 'namespace', ns])).stderr).toBe('');
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'rbac');
 
 const ok = async (args: string[], input?: string): Promise<string> => {
   const r = await srv.kubectl(args, input === undefined ? undefined : { input });
