@@ -66,6 +66,11 @@ describe('configuration', () => {
     expect(loadImagePolicyConfig({ text: '{"imagePolicy":{"allowTTL":-1,"denyTTL":-1,"retryBackoff":-1}}' })).toMatchObject({ allowTtlMs: 0, denyTtlMs: 0, retryBackoffMs: 0 });
   });
 
+  test('a file that cannot be read is named, with Go\'s open error', () => {
+    const missing = path.join(os.tmpdir(), `papi-image-policy-missing-${process.pid}.yaml`);
+    expect(() => loadImagePolicyConfig({ path: missing })).toThrow(`couldn't open admission plugin configuration ${missing}: open ${missing}: no such file or directory`);
+  });
+
   test("values out of bounds: kube's message, backoff checked first", () => {
     expect(configError(yamlConfig({ allowTTL: 3600 }))).toBe('valid value is between 1s and 30m0s, got 1h0m0s');
     expect(configError(yamlConfig({ denyTTL: -5 }))).toBe('valid value is between 1s and 30m0s, got -5s');
