@@ -12,8 +12,8 @@ import { parseFlags } from '../../src/config';
 import { loadAuthenticationConfig } from '../../src/server/authentication-config';
 import { startTestServer, type TestServer } from '../support/api-server';
 import { capturingLogger } from '../support/capturing-logger';
-import { useTestEtcd } from '../support/server-fixture';
 import { caBlock, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
+import { useTestEtcd } from '../support/server-fixture';
 import { until } from '../support/until';
 
 const etcd = useTestEtcd();

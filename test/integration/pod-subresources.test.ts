@@ -8,10 +8,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { startAdmissionWebhookServer, type AdmissionWebhookServer } from '../support/admission-webhook-server';
+import { apiClient } from '../support/client-node';
+import { namespaceMaker } from '../support/namespaces';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
-import { namespaceMaker } from '../support/namespaces';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
@@ -126,14 +127,9 @@ describe('pods/binding', () => {
 });
 
 describe('pods/eviction', () => {
-  type K8s = typeof K8sModule;
-  let k8s: K8s;
   let core: K8sModule.CoreV1Api;
   beforeAll(async () => {
-    k8s = await import('@kubernetes/client-node');
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(srv.kubeconfig);
-    core = kc.makeApiClient(k8s.CoreV1Api);
+    core = await apiClient(srv, (k8s) => k8s.CoreV1Api);
   });
   const eviction = (name: string, deleteOptions?: Record<string, unknown>) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name }, ...(deleteOptions ? { deleteOptions } : {}) });
 

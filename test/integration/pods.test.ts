@@ -3,9 +3,10 @@
  * status on create, kube's printer columns, apply, explain, a refused pod's 422, the status
  * subresource, field selectors, protobuf and deletion.
  */
+import { apiClient } from '../support/client-node';
+import { namespaceMaker } from '../support/namespaces';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
-import { namespaceMaker } from '../support/namespaces';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
@@ -324,15 +325,10 @@ spec:
 });
 
 describe('Pod resource with @kubernetes/client-node and protobuf', () => {
-  type K8s = typeof K8sModule;
-  let k8s: K8s;
   let core: K8sModule.CoreV1Api;
 
   beforeAll(async () => {
-    k8s = await import('@kubernetes/client-node');
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(srv.kubeconfig);
-    core = kc.makeApiClient(k8s.CoreV1Api);
+    core = await apiClient(srv, (k8s) => k8s.CoreV1Api);
   });
 
   test('CoreV1Api create, read, list, status replace and delete', async () => {

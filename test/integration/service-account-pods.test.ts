@@ -4,8 +4,8 @@
  * TokenRequests bound to a Pod (claims, the authenticator's pod extras, the token dying with the pod).
  */
 import { decodeJwt } from 'jose';
-import { useTestEtcd, useTestServer } from '../support/server-fixture';
 import { namespaceMaker } from '../support/namespaces';
+import { useTestEtcd, useTestServer } from '../support/server-fixture';
 
 const etcd = useTestEtcd();
 // Each verification is looked at: no token cache.

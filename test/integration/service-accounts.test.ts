@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer } from '../support/api-server';
 import { connectH2 } from '../support/h2-client';
+import { namespaceMaker } from '../support/namespaces';
 import { useTestEtcd, useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
-import { namespaceMaker } from '../support/namespaces';
 
 const issuer = 'https://issuer.test.example';
 const etcd = useTestEtcd();
