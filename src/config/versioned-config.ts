@@ -242,7 +242,20 @@ function defaultFileError(p: ConfigProblem): string {
   return p.stage === 'validate' ? `invalid ${p.kind}${where}: ${p.detail}` : `failed to load ${p.kind}${where}: ${p.detail}`;
 }
 
-/** Go's *PathError text for a failed os.ReadFile (`open /x: no such file or directory`). */
+/**
+ * The bytes of a configuration: its text, or its file read synchronously. A failed read throws
+ * `readError(e, path)`, each caller wording it as its kube counterpart does (most with goPathError,
+ * Go's *PathError text for a failed os.ReadFile: `open /x: no such file or directory`).
+ */
+export function readConfigSource(source: ConfigSource, readError: (e: unknown, path: string) => Error): string | Buffer {
+  if ('text' in source) return source.text;
+  try {
+    return readFileSync(source.path);
+  } catch (e) {
+    throw readError(e, source.path);
+  }
+}
+
 const ownSchemes = new WeakMap<ConfigKind<unknown>, ConfigScheme>();
 
 function schemeFor(kind: ConfigKind<unknown>): ConfigScheme {
@@ -294,13 +307,7 @@ function loadData<T>(data: string | Buffer, path: string | undefined, kind: Conf
  * the file and passes its text).
  */
 export function loadConfig<T>(source: ConfigSource, kind: ConfigKind<T>, opts: LoadConfigOptions = {}): T {
-  if ('text' in source) return loadData(source.text, source.path, kind, opts);
-  let data: Buffer;
-  try {
-    data = readFileSync(source.path);
-  } catch (e) {
-    throw failure(kind as ConfigKind<unknown>, { stage: 'read', path: source.path, detail: goPathError('open', source.path, e) });
-  }
+  const data = readConfigSource(source, (e, path) => failure(kind as ConfigKind<unknown>, { stage: 'read', path, detail: goPathError('open', path, e) }));
   return loadData(data, source.path, kind, opts);
 }
 

@@ -19,6 +19,7 @@
 import { ApiError, KubeObject, RBAC_GROUP } from '../api';
 import { getOrUndefined, type GenericStore, type Registry, type RequestContext } from '../registry';
 import { controllerContext } from './context';
+import { sleep } from './sleep';
 
 /** What reconciling one role produced (auth's RoleReconcileResult fits it). */
 export interface RoleOutcome {
@@ -387,17 +388,4 @@ function isReason(e: unknown, code: number, reason: string): boolean {
 function objectLabel(resource: string, obj: KubeObject): string {
   const ns = obj.metadata.namespace;
   return `${resource}/${ns ? `${ns}/` : ''}${obj.metadata.name ?? ''}`;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -13,6 +13,7 @@ import { ApiError, SCHEDULING_GROUP, SYSTEM_PRIORITY_CLASSES, systemPriorityClas
 import { getOrUndefined, type Registry } from '../registry';
 import { controllerContext } from './context';
 import type { BootstrapLogger } from './rbac-bootstrap';
+import { sleep } from './sleep';
 
 export const systemPriorityClassesHookName = 'scheduling/bootstrap-system-priority-classes';
 
@@ -93,17 +94,4 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
 /** Worth another pass: not the server refusing the object (etcd away, a 5xx, a 429). */
 function mayPass(e: unknown): boolean {
   return !(e instanceof ApiError) || e.code >= 500 || e.code === 429;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

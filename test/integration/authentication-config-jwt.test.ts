@@ -9,10 +9,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { startTestServer, type TestServer } from '../support/api-server';
-import { startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
+import { capturingLogger } from '../support/capturing-logger';
+import { caBlock, documentedExample, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
 import { useTestEtcd } from '../support/server-fixture';
 
 const etcd = useTestEtcd();
@@ -22,22 +21,7 @@ let example: TestIssuer;
 let tenant: TestIssuer;
 let dir: string;
 let srv: TestServer;
-const logs: string[] = [];
-const logger = winston.createLogger({
-  level: 'debug',
-  transports: [
-    new winston.transports.Stream({
-      stream: new Writable({
-        write: (chunk: Buffer, _enc, cb) => {
-          logs.push(chunk.toString());
-          cb();
-        },
-      }),
-    }),
-  ],
-});
-
-const indent = (pem: string) => pem.trim().split('\n').map((l) => `      ${l}`).join('\n');
+const { logger, lines: logs } = capturingLogger();
 
 beforeAll(async () => {
   example = await startTestIssuer();
@@ -54,36 +38,14 @@ jwt:
     url: ${example.url}
     audiences: [my-app]
     certificateAuthority: |
-${indent(example.ca)}
-  claimValidationRules:
-  - claim: hd
-    requiredValue: example.com
-  - expression: 'claims.hd == "example.com"'
-    message: the hd claim must be set to example.com
-  - expression: 'claims.exp - claims.nbf <= 86400'
-    message: total token lifetime must not exceed 24 hours
-  claimMappings:
-    username:
-      expression: 'claims.username + ":external-user"'
-    groups:
-      expression: 'claims.roles.split(",")'
-    uid:
-      expression: 'claims.sub'
-    extra:
-    - key: 'example.com/tenant'
-      valueExpression: 'claims.tenant'
-  userValidationRules:
-  - expression: "!user.username.startsWith('system:')"
-    message: 'username cannot used reserved system: prefix'
-  - expression: "user.groups.all(group, !group.startsWith('system:'))"
-    message: 'groups cannot used reserved system: prefix'
-- issuer:
+${caBlock(example.ca)}
+${documentedExample('  - claim: hd\n    requiredValue: example.com\n')}- issuer:
     url: ${tenant.url}
     discoveryURL: ${tenant.url.replace(/\/tenant$/, '')}/discovery
     audiences: [kubernetes, other-app]
     audienceMatchPolicy: MatchAny
     certificateAuthority: |
-${indent(tenant.ca)}
+${caBlock(tenant.ca)}
   claimMappings:
     username: {claim: sub, prefix: "tenant:"}
 `,

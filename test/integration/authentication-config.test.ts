@@ -7,14 +7,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import type { Authorizer } from '../../src/auth';
 import { parseFlags } from '../../src/config';
 import { loadAuthenticationConfig } from '../../src/server/authentication-config';
 import { startTestServer, type TestServer } from '../support/api-server';
+import { capturingLogger } from '../support/capturing-logger';
+import { caBlock, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
 import { useTestEtcd } from '../support/server-fixture';
-import { startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
 import { until } from '../support/until';
 
 const etcd = useTestEtcd();
@@ -29,22 +28,7 @@ const recorder: Authorizer = {
     return { decision: 'allow' };
   },
 };
-const logs: string[] = [];
-const logger = winston.createLogger({
-  level: 'debug',
-  transports: [
-    new winston.transports.Stream({
-      stream: new Writable({
-        write: (chunk: Buffer, _enc, cb) => {
-          logs.push(chunk.toString());
-          cb();
-        },
-      }),
-    }),
-  ],
-});
-
-const indent = (pem: string) => pem.trim().split('\n').map((l) => `      ${l}`).join('\n');
+const { logger, lines: logs } = capturingLogger();
 const config = (prefix: string, extra = '') => `apiVersion: apiserver.config.k8s.io/v1beta1
 kind: AuthenticationConfiguration
 jwt:
@@ -52,7 +36,7 @@ jwt:
     url: ${issuer.url}
     audiences: [kubernetes]
     certificateAuthority: |
-${indent(issuer.ca)}
+${caBlock(issuer.ca)}
   claimMappings:
     username: {claim: sub, prefix: "${prefix}"}
     groups: {claim: groups, prefix: ""}

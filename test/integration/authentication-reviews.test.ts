@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as yaml from 'js-yaml';
 import { Authenticator, TokenFileAuthenticator, bearerToken, bearerTokenAuthenticator, parseTokenFile } from '../../src/auth';
+import { apiClient } from '../support/client-node';
 import { PROTOBUF, protobufWire, rawRequest, type ProtobufWire } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
 
@@ -72,14 +73,10 @@ describe('kubectl auth whoami (SelfSubjectReview)', () => {
 });
 
 describe('TokenReview', () => {
-  let k8s: typeof K8sModule;
   let authn: K8sModule.AuthenticationV1Api;
 
   beforeAll(async () => {
-    k8s = await import('@kubernetes/client-node');
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(srv.kubeconfig);
-    authn = kc.makeApiClient(k8s.AuthenticationV1Api);
+    authn = await apiClient(srv, (k8s) => k8s.AuthenticationV1Api);
   });
 
   test('AuthenticationV1Api: a valid token is authenticated as its user', async () => {

@@ -8,6 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { startAdmissionWebhookServer, type AdmissionWebhookServer } from '../support/admission-webhook-server';
+import { apiClient } from '../support/client-node';
+import { namespaceMaker } from '../support/namespaces';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
@@ -16,14 +18,7 @@ import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mod
 
 const { srv } = useTestServer();
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `podsub-${process.pid}-${++n}`;
-  const r = await srv.kubectl(['create', 'namespace', ns]);
-  expect(r.stderr).toBe('');
-  await until('the default service account', async () => (await srv.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'podsub', { forPods: true });
 
 const pod = (name: string, containers: string[] = ['app'], extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
@@ -132,14 +127,9 @@ describe('pods/binding', () => {
 });
 
 describe('pods/eviction', () => {
-  type K8s = typeof K8sModule;
-  let k8s: K8s;
   let core: K8sModule.CoreV1Api;
   beforeAll(async () => {
-    k8s = await import('@kubernetes/client-node');
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(srv.kubeconfig);
-    core = kc.makeApiClient(k8s.CoreV1Api);
+    core = await apiClient(srv, (k8s) => k8s.CoreV1Api);
   });
   const eviction = (name: string, deleteOptions?: Record<string, unknown>) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name }, ...(deleteOptions ? { deleteOptions } : {}) });
 

@@ -3,23 +3,16 @@
  * status on create, kube's printer columns, apply, explain, a refused pod's 422, the status
  * subresource, field selectors, protobuf and deletion.
  */
+import { apiClient } from '../support/client-node';
+import { namespaceMaker } from '../support/namespaces';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
-import { until } from '../support/until';
 
 import type * as K8sModule from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 
 const { srv } = useTestServer();
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `pods-${process.pid}-${++n}`;
-  const r = await srv.kubectl(['create', 'namespace', ns]);
-  expect(r.stderr).toBe('');
-  // The ServiceAccount plugin refuses pods until the controller has made the namespace's default account.
-  await until('the default service account', async () => (await srv.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'pods', { forPods: true });
 
 const podYaml = (name: string, extra = '') => `apiVersion: v1
 kind: Pod
@@ -332,15 +325,10 @@ spec:
 });
 
 describe('Pod resource with @kubernetes/client-node and protobuf', () => {
-  type K8s = typeof K8sModule;
-  let k8s: K8s;
   let core: K8sModule.CoreV1Api;
 
   beforeAll(async () => {
-    k8s = await import('@kubernetes/client-node');
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(srv.kubeconfig);
-    core = kc.makeApiClient(k8s.CoreV1Api);
+    core = await apiClient(srv, (k8s) => k8s.CoreV1Api);
   });
 
   test('CoreV1Api create, read, list, status replace and delete', async () => {

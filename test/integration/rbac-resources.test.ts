@@ -5,6 +5,8 @@
  * escalation hook (a fake RbacEscalationChecks refusing and allowing).
  */
 import type { PolicyRule, RbacEscalationChecks, RoleRef } from '../../src/api';
+import { apiClient } from '../support/client-node';
+import { namespaceMaker } from '../support/namespaces';
 import { PROTOBUF, protobufWire, rawRequest } from '../support/protobuf-wire';
 import { useTestServer } from '../support/server-fixture';
 
@@ -29,12 +31,7 @@ const rbacEscalation: RbacEscalationChecks = {
 
 const { srv } = useTestServer({ rbacEscalation });
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `rbac-${process.pid}-${++n}`;
-  expect((await srv.kubectl(['create', 'namespace', ns])).stderr).toBe('');
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'rbac');
 
 const ok = async (args: string[], input?: string): Promise<string> => {
   const r = await srv.kubectl(args, input === undefined ? undefined : { input });
@@ -435,13 +432,9 @@ describe('escalation prevention hook', () => {
 });
 
 describe('@kubernetes/client-node RbacAuthorizationV1Api', () => {
-  let k8s: typeof K8sModule;
   let rbac: K8sModule.RbacAuthorizationV1Api;
   beforeAll(async () => {
-    k8s = await import('@kubernetes/client-node');
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(srv.kubeconfig);
-    rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+    rbac = await apiClient(srv, (k8s) => k8s.RbacAuthorizationV1Api);
   });
 
   test('create and read each kind', async () => {

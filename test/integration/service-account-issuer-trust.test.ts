@@ -16,13 +16,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
-import winston from 'winston';
 import { publicInfoPath } from '../../src/auth/authn/anonymous';
 import { startTestServer, type TestServer } from '../support/api-server';
+import { capturingLogger } from '../support/capturing-logger';
 import { freePort } from '../support/free-port';
-import { startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
+import { caBlock, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
 import { useTestEtcd } from '../support/server-fixture';
 import { until } from '../support/until';
 
@@ -36,19 +35,6 @@ let issuerUrl: string;
 let other: TestIssuer;
 const stopAfter: Array<() => Promise<void>> = [];
 
-/** A logger whose lines the test reads. */
-function capturingLogger(): { logger: winston.Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger = winston.createLogger({
-    level: 'debug',
-    format: winston.format.json(),
-    transports: [new winston.transports.Stream({ stream: new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }) })],
-  });
-  return { logger, lines };
-}
-
-const indent = (pem: string) => pem.trim().split('\n').map((l) => `      ${l}`).join('\n');
-
 /** B's AuthenticationConfiguration trusting `issuer` (A's URL) with `ca` (A's CA). */
 const trustConfig = (issuer: string, ca: string) => `apiVersion: apiserver.config.k8s.io/v1beta1
 kind: AuthenticationConfiguration
@@ -57,7 +43,7 @@ jwt:
     url: ${issuer}
     audiences: [cluster-b]
     certificateAuthority: |
-${indent(ca)}
+${caBlock(ca)}
   claimMappings:
     username:
       claim: sub

@@ -4,20 +4,14 @@
  * TokenRequests bound to a Pod (claims, the authenticator's pod extras, the token dying with the pod).
  */
 import { decodeJwt } from 'jose';
+import { namespaceMaker } from '../support/namespaces';
 import { useTestEtcd, useTestServer } from '../support/server-fixture';
-import { until } from '../support/until';
 
 const etcd = useTestEtcd();
 // Each verification is looked at: no token cache.
 const { srv } = useTestServer({ etcd, serviceAccounts: { serviceAccountIssuers: ['https://issuer.test.example'], apiAudiences: ['api-a'] }, tokenSuccessCacheTtlMs: 0 });
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `sapod-${process.pid}-${++n}`;
-  expect((await srv.kubectl(['create', 'namespace', ns])).stderr).toBe('');
-  await until('the default service account', async () => (await srv.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'sapod', { forPods: true });
 
 const podYaml = (name: string, spec: string) => `apiVersion: v1
 kind: Pod

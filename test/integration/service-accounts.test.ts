@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer } from '../support/api-server';
 import { connectH2 } from '../support/h2-client';
+import { namespaceMaker } from '../support/namespaces';
 import { useTestEtcd, useTestServer } from '../support/server-fixture';
 import { until } from '../support/until';
 
@@ -17,13 +18,7 @@ const etcd = useTestEtcd();
 // kube trusts a verified token for 10 s (its token cache); these tests look at each verification, so none is cached.
 const { srv } = useTestServer({ etcd, serviceAccounts: { serviceAccountIssuers: [issuer], apiAudiences: ['api-a', 'api-b'] }, tokenSuccessCacheTtlMs: 0 });
 
-let n = 0;
-const fresh = async (): Promise<string> => {
-  const ns = `sa-${process.pid}-${++n}`;
-  const r = await srv.kubectl(['create', 'namespace', ns]);
-  expect(r.stderr).toBe('');
-  return ns;
-};
+const fresh = namespaceMaker(srv, 'sa');
 
 const tokenPath = (ns: string, sa: string) => `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`;
 const tokenRequest = (spec: Record<string, unknown>) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec });

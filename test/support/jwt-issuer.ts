@@ -77,3 +77,33 @@ export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssu
     },
   };
 }
+
+/** A PEM (an issuer's `ca`) as the block of `certificateAuthority: |` in a jwt item's `issuer:` of an AuthenticationConfiguration. */
+export const caBlock = (pem: string): string => pem.trim().split('\n').map((l) => `      ${l}`).join('\n');
+
+/**
+ * The rules and mappings of kube's documented AuthenticationConfiguration example, as the lines of
+ * a jwt item after its `issuer:`: CEL claim validation rules (after `claimRules`, any rules to
+ * check first), CEL mappings of username, groups, uid and an extra key, and user validation rules.
+ */
+export const documentedExample = (claimRules = ''): string => `  claimValidationRules:
+${claimRules}  - expression: 'claims.hd == "example.com"'
+    message: the hd claim must be set to example.com
+  - expression: 'claims.exp - claims.nbf <= 86400'
+    message: total token lifetime must not exceed 24 hours
+  claimMappings:
+    username:
+      expression: 'claims.username + ":external-user"'
+    groups:
+      expression: 'claims.roles.split(",")'
+    uid:
+      expression: 'claims.sub'
+    extra:
+    - key: 'example.com/tenant'
+      valueExpression: 'claims.tenant'
+  userValidationRules:
+  - expression: "!user.username.startsWith('system:')"
+    message: 'username cannot used reserved system: prefix'
+  - expression: "user.groups.all(group, !group.startsWith('system:'))"
+    message: 'groups cannot used reserved system: prefix'
+`;

@@ -15,6 +15,7 @@ import { ImagePolicyWebhook, imagePolicyFailedOpenKey, newImagePolicyWebhook } f
 import { decodeImageReviewResponse, encodeImageReviewRequest, encodeImageReviewSpec, imagePolicyAnnotations, imageReviewSpecFor } from '../../src/admission/plugins/image-policy/review';
 import { readAdmissionConfiguration } from '../../src/config/kinds/admission';
 import { startImageReviewBackend, type ImageReviewBackend, type ReviewAnswer } from '../support/image-review-backend';
+import { podAttributes } from '../support/admission';
 
 let dir: string;
 let backend: ImageReviewBackend;
@@ -63,6 +64,11 @@ describe('configuration', () => {
       defaultAllow: true,
     });
     expect(loadImagePolicyConfig({ text: '{"imagePolicy":{"allowTTL":-1,"denyTTL":-1,"retryBackoff":-1}}' })).toMatchObject({ allowTtlMs: 0, denyTtlMs: 0, retryBackoffMs: 0 });
+  });
+
+  test('a file that cannot be read is named, with Go\'s open error', () => {
+    const missing = path.join(os.tmpdir(), `papi-image-policy-missing-${process.pid}.yaml`);
+    expect(() => loadImagePolicyConfig({ path: missing })).toThrow(`couldn't open admission plugin configuration ${missing}: open ${missing}: no such file or directory`);
   });
 
   test("values out of bounds: kube's message, backoff checked first", () => {
@@ -242,20 +248,11 @@ describe('decisions against an HTTPS backend', () => {
   const now = () => clock;
 
   const ctx = (): RequestContext => ({ namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() });
-  const podAttrs = (images: string[], over: Partial<AdmissionAttributes> = {}, annotations?: Record<string, string>): AdmissionAttributes => ({
-    operation: 'CREATE',
-    group: '',
-    version: 'v1',
-    resource: 'pods',
-    subresource: '',
-    kind: 'Pod',
-    namespace: 'ns',
-    name: 'p',
-    namespaced: true,
-    dryRun: false,
-    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...(annotations ? { annotations } : {}) }, spec: { containers: images.map((image, i) => ({ name: `c${i}`, image })) } },
-    ...over,
-  });
+  const podAttrs = (images: string[], over: Partial<AdmissionAttributes> = {}, annotations?: Record<string, string>): AdmissionAttributes =>
+    podAttributes(
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...(annotations ? { annotations } : {}) }, spec: { containers: images.map((image, i) => ({ name: `c${i}`, image })) } },
+      over,
+    );
 
   /** A plugin on the backend (or the dead port) with the given settings. */
   const plugin = (o: { allowTTL?: number; denyTTL?: number; defaultAllow?: boolean; dead?: boolean; timeoutMs?: number; retryBackoff?: number } = {}) =>

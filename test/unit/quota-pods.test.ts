@@ -6,10 +6,11 @@
  * recalculation and replenishment, and the scope validation message kube prints for a selector.
  */
 import { ApiError, KubeObject, RequestContext, fieldErrorString, fromResourceList, podMatchesScope, podMatchingResources, podUsage, ScopeMatchError, ScopeRequirement, type PodShape } from '../../src/api';
-import { AdmissionAttributes, checkRequest, QuotaAccessor, resourceQuota } from '../../src/admission';
+import { checkRequest, QuotaAccessor, resourceQuota } from '../../src/admission';
 import { QuotaController } from '../../src/controllers/quota-controller';
 import { validateQuotaSpec } from '../../src/registry/resources/core/quota-validation';
 import { FakeRegistry, FakeStore, quota as fakeQuota } from './controllers/fake-registry';
+import { podAttributes } from '../support/admission';
 
 type Res = Record<string, string>;
 interface C {
@@ -192,20 +193,6 @@ describe('scopes', () => {
 // ---------------------------------------------------------------------------------------------
 // Admission
 
-const attrs = (object: KubeObject | undefined, over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
-  operation: 'CREATE',
-  group: '',
-  version: 'v1',
-  resource: 'pods',
-  subresource: '',
-  kind: 'Pod',
-  namespace: 'ns',
-  name: object?.metadata.name ?? '',
-  namespaced: true,
-  dryRun: false,
-  object,
-  ...over,
-});
 const quota = (name: string, hard: Res, used?: Res, spec: Record<string, unknown> = {}): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name, namespace: 'ns', resourceVersion: '1' }, spec: { hard, ...spec }, status: { hard, ...(used ? { used } : {}) } }) as KubeObject;
 const usedOf = (q: KubeObject | undefined) => (q?.status as { used?: Res } | undefined)?.used;
@@ -224,22 +211,22 @@ describe('checkRequest for pods', () => {
   test('charges requests, limits and pods to every matching quota', () => {
     const out = checkRequest(
       [quota('compute', { 'requests.cpu': '2', 'limits.memory': '1Gi', pods: '5' }, { 'requests.cpu': '500m', 'limits.memory': '0', pods: '1' }), quota('other', { secrets: '1' }, { secrets: '0' })],
-      attrs(cpuPod('1')),
+      podAttributes(cpuPod('1')),
     );
     expect(out.map(usedOf)).toEqual([{ 'requests.cpu': '1500m', 'limits.memory': '64Mi', pods: '2' }, { secrets: '0' }]);
   });
 
   test('exceeded: kube’s 403 naming only the exceeded names', () => {
-    const st = failure(() => checkRequest([quota('q', { 'requests.cpu': '2', pods: '10' }, { 'requests.cpu': '1500m', pods: '1' })], attrs(cpuPod('1'))));
+    const st = failure(() => checkRequest([quota('q', { 'requests.cpu': '2', pods: '10' }, { 'requests.cpu': '1500m', pods: '1' })], podAttributes(cpuPod('1'))));
     expect(st).toMatchObject({ code: 403, reason: 'Forbidden', message: 'pods "p" is forbidden: exceeded quota: q, requested: requests.cpu=1, used: requests.cpu=1500m, limited: requests.cpu=2' });
   });
 
   test('extended resources and hugepages are limited under their requests. names', () => {
     const gpu = pod({ containers: [{ name: 'c', requests: { 'example.com/gpu': '2', 'hugepages-2Mi': '4Mi' }, limits: { 'example.com/gpu': '2', 'hugepages-2Mi': '4Mi' } }] });
-    expect(failure(() => checkRequest([quota('q', { 'requests.example.com/gpu': '1' }, { 'requests.example.com/gpu': '0' })], attrs(gpu)))?.message).toBe(
+    expect(failure(() => checkRequest([quota('q', { 'requests.example.com/gpu': '1' }, { 'requests.example.com/gpu': '0' })], podAttributes(gpu)))?.message).toBe(
       'pods "p" is forbidden: exceeded quota: q, requested: requests.example.com/gpu=2, used: requests.example.com/gpu=0, limited: requests.example.com/gpu=1',
     );
-    const out = checkRequest([quota('hp', { 'requests.hugepages-2Mi': '8Mi', 'hugepages-2Mi': '8Mi' }, { 'requests.hugepages-2Mi': '0', 'hugepages-2Mi': '2Mi' })], attrs(gpu));
+    const out = checkRequest([quota('hp', { 'requests.hugepages-2Mi': '8Mi', 'hugepages-2Mi': '8Mi' }, { 'requests.hugepages-2Mi': '0', 'hugepages-2Mi': '2Mi' })], podAttributes(gpu));
     expect(usedOf(out[0])).toEqual({ 'requests.hugepages-2Mi': '4Mi', 'hugepages-2Mi': '6Mi' });
   });
 
@@ -248,23 +235,23 @@ describe('checkRequest for pods', () => {
       containers: [{ name: 'c2', requests: { cpu: '1' } }, { name: 'c1' }],
       initContainers: [{ name: 'init', requests: { cpu: '1' }, limits: { memory: '1Gi' } }],
     });
-    const st = failure(() => checkRequest([quota('q', { 'requests.cpu': '4', 'limits.memory': '4Gi', 'requests.ephemeral-storage': '1Gi' }, { 'requests.cpu': '0', 'limits.memory': '0', 'requests.ephemeral-storage': '0' })], attrs(p)));
+    const st = failure(() => checkRequest([quota('q', { 'requests.cpu': '4', 'limits.memory': '4Gi', 'requests.ephemeral-storage': '1Gi' }, { 'requests.cpu': '0', 'limits.memory': '0', 'requests.ephemeral-storage': '0' })], podAttributes(p)));
     expect(st).toMatchObject({ code: 403, message: 'pods "p" is forbidden: failed quota: q: must specify limits.memory for: c1,c2; requests.cpu for: c1' });
   });
 
   test('bare cpu and memory are requests, and require them too', () => {
     const q = quota('q', { cpu: '1', memory: '1Gi' }, { cpu: '0', memory: '0' });
-    expect(usedOf(checkRequest([q], attrs(cpuPod('500m')))[0])).toEqual({ cpu: '500m', memory: '64Mi' });
-    expect(failure(() => checkRequest([q], attrs(pod())))?.message).toBe('pods "p" is forbidden: failed quota: q: must specify cpu for: c1; memory for: c1');
+    expect(usedOf(checkRequest([q], podAttributes(cpuPod('500m')))[0])).toEqual({ cpu: '500m', memory: '64Mi' });
+    expect(failure(() => checkRequest([q], podAttributes(pod())))?.message).toBe('pods "p" is forbidden: failed quota: q: must specify cpu for: c1; memory for: c1');
   });
 
   test('other compute names (ephemeral-storage, extended) are never required', () => {
     const q = quota('q', { 'requests.ephemeral-storage': '1Gi', 'requests.example.com/gpu': '1', pods: '2' }, { 'requests.ephemeral-storage': '0', 'requests.example.com/gpu': '0', pods: '0' });
-    expect(usedOf(checkRequest([q], attrs(pod()))[0])).toEqual({ 'requests.ephemeral-storage': '0', 'requests.example.com/gpu': '0', pods: '1' });
+    expect(usedOf(checkRequest([q], podAttributes(pod()))[0])).toEqual({ 'requests.ephemeral-storage': '0', 'requests.example.com/gpu': '0', pods: '1' });
   });
 
   test('a quota without usage for a pod name yet: status unknown, listing the names the pod evaluator restricts', () => {
-    const st = failure(() => checkRequest([quota('fresh', { pods: '1', 'requests.cpu': '1', secrets: '1' }, { pods: '0' })], attrs(cpuPod('1'))));
+    const st = failure(() => checkRequest([quota('fresh', { pods: '1', 'requests.cpu': '1', secrets: '1' }, { pods: '0' })], podAttributes(cpuPod('1'))));
     expect(st).toMatchObject({ code: 403, message: 'pods "p" is forbidden: status unknown for quota: fresh, resources: pods,requests.cpu' });
   });
 
@@ -272,8 +259,8 @@ describe('checkRequest for pods', () => {
     const be = quota('be', { pods: '1' }, { pods: '1' }, { scopes: ['BestEffort'] });
     // A pod with requests is not BestEffort: the quota is left alone.
     const qs = [be];
-    expect(checkRequest(qs, attrs(cpuPod('1')))).toBe(qs);
-    expect(failure(() => checkRequest(qs, attrs(pod())))?.message).toBe('pods "p" is forbidden: exceeded quota: be, requested: pods=1, used: pods=1, limited: pods=1');
+    expect(checkRequest(qs, podAttributes(cpuPod('1')))).toBe(qs);
+    expect(failure(() => checkRequest(qs, podAttributes(pod())))?.message).toBe('pods "p" is forbidden: exceeded quota: be, requested: pods=1, used: pods=1, limited: pods=1');
   });
 
   test('scopes and scopeSelector must all match', () => {
@@ -281,30 +268,30 @@ describe('checkRequest for pods', () => {
     const highDeadline = pod({ spec: { priorityClassName: 'high', activeDeadlineSeconds: 60 } });
     const high = pod({ spec: { priorityClassName: 'high' } });
     const low = pod({ spec: { priorityClassName: 'low' } });
-    expect(checkRequest([q], attrs(highDeadline))).toEqual([q]);
-    expect(checkRequest([q], attrs(low))).toEqual([q]);
-    expect(failure(() => checkRequest([q], attrs(high)))?.message).toBe('pods "p" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0');
+    expect(checkRequest([q], podAttributes(highDeadline))).toEqual([q]);
+    expect(checkRequest([q], podAttributes(low))).toEqual([q]);
+    expect(failure(() => checkRequest([q], podAttributes(high)))?.message).toBe('pods "p" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0');
   });
 
   test('count/pods follows the pod evaluator’s scopes; object counts of other kinds never match a scoped quota', () => {
     const q = quota('q', { 'count/pods': '0' }, { 'count/pods': '0' }, { scopes: ['Terminating'] });
-    expect(checkRequest([q], attrs(pod()))).toEqual([q]);
-    expect(failure(() => checkRequest([q], attrs(pod({ spec: { activeDeadlineSeconds: 10 } }))))?.message).toBe(
+    expect(checkRequest([q], podAttributes(pod()))).toEqual([q]);
+    expect(failure(() => checkRequest([q], podAttributes(pod({ spec: { activeDeadlineSeconds: 10 } }))))?.message).toBe(
       'pods "p" is forbidden: exceeded quota: q, requested: count/pods=1, used: count/pods=0, limited: count/pods=0',
     );
     const secrets = quota('s', { 'count/secrets': '0' }, { 'count/secrets': '0' }, { scopes: ['Terminating'] });
-    expect(checkRequest([secrets], attrs(undefined, { resource: 'secrets', kind: 'Secret', name: 's' }))).toEqual([secrets]);
+    expect(checkRequest([secrets], podAttributes(undefined, { resource: 'secrets', kind: 'Secret', name: 's' }))).toEqual([secrets]);
   });
 
   test('a terminal pod is charged its object count only', () => {
-    const out = checkRequest([quota('q', { pods: '0', 'count/pods': '5' }, { pods: '0', 'count/pods': '0' })], attrs(pod({ status: { phase: 'Succeeded' } })));
+    const out = checkRequest([quota('q', { pods: '0', 'count/pods': '5' }, { pods: '0', 'count/pods': '0' })], podAttributes(pod({ status: { phase: 'Succeeded' } })));
     expect(usedOf(out[0])).toEqual({ pods: '0', 'count/pods': '1' });
   });
 
   test('a selector kube cannot evaluate fails the request as a plain 500', () => {
     const long = 'x'.repeat(64);
     const q = quota('q', { pods: '5' }, { pods: '0' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: [long] }] } });
-    expect(failure(() => checkRequest([q], attrs(pod())))).toEqual({
+    expect(failure(() => checkRequest([q], podAttributes(pod())))).toEqual({
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
@@ -316,7 +303,7 @@ describe('checkRequest for pods', () => {
 
   test('an unnamed create is refused under its generateName', () => {
     const p = pod({ name: '', metadata: { name: undefined, generateName: 'web-' } });
-    expect(failure(() => checkRequest([quota('q', { pods: '0' }, { pods: '0' })], attrs(p, { name: '' })))?.message).toBe(
+    expect(failure(() => checkRequest([quota('q', { pods: '0' }, { pods: '0' })], podAttributes(p, { name: '' })))?.message).toBe(
       'pods "web-" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0',
     );
   });
@@ -324,7 +311,7 @@ describe('checkRequest for pods', () => {
   describe('resize (UPDATE of pods/resize)', () => {
     const q = quota('q', { 'requests.cpu': '2', 'limits.cpu': '10', pods: '5' }, { 'requests.cpu': '1', 'limits.cpu': '1', pods: '1' });
     const old = { ...cpuPod('1'), metadata: { name: 'p', namespace: 'ns', resourceVersion: '7' } } as KubeObject;
-    const resize = (next: KubeObject, oldObject: KubeObject | undefined = old) => attrs(next, { operation: 'UPDATE', subresource: 'resize', oldObject });
+    const resize = (next: KubeObject, oldObject: KubeObject | undefined = old) => podAttributes(next, { operation: 'UPDATE', subresource: 'resize', oldObject });
 
     test('only the growth is charged', () => {
       expect(usedOf(checkRequest([q], resize(cpuPod('2')))[0])).toEqual({ 'requests.cpu': '2', 'limits.cpu': '2', pods: '1' });
@@ -354,8 +341,8 @@ describe('checkRequest for pods', () => {
 
     test('an UPDATE of the pod itself or of its status is not charged', () => {
       const qs = [q];
-      expect(checkRequest(qs, attrs(cpuPod('5'), { operation: 'UPDATE', oldObject: old }))).toBe(qs);
-      expect(checkRequest(qs, attrs(cpuPod('5'), { operation: 'UPDATE', subresource: 'status', oldObject: old }))).toBe(qs);
+      expect(checkRequest(qs, podAttributes(cpuPod('5'), { operation: 'UPDATE', oldObject: old }))).toBe(qs);
+      expect(checkRequest(qs, podAttributes(cpuPod('5'), { operation: 'UPDATE', subresource: 'status', oldObject: old }))).toBe(qs);
     });
   });
 });
@@ -374,7 +361,7 @@ describe('the plugin with pods', () => {
   test('concurrent pod creates never exceed requests.cpu', async () => {
     const mem = accessor([quota('q', { 'requests.cpu': '1', 'limits.cpu': '1', 'requests.memory': '1Gi', 'limits.memory': '1Gi' }, { 'requests.cpu': '0', 'limits.cpu': '0', 'requests.memory': '0', 'limits.memory': '0' })]);
     const plugin = resourceQuota({ accessor: mem.a });
-    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => plugin.validate?.(ctx, attrs(cpuPod('300m', `p${i}`)))));
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => plugin.validate?.(ctx, podAttributes(cpuPod('300m', `p${i}`)))));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(usedOf(mem.store.get('q'))).toEqual({ 'requests.cpu': '900m', 'limits.cpu': '900m', 'requests.memory': '192Mi', 'limits.memory': '192Mi' });
   });
@@ -383,9 +370,9 @@ describe('the plugin with pods', () => {
     const mem = accessor([quota('q', { 'requests.cpu': '4' }, { 'requests.cpu': '1' })]);
     const plugin = resourceQuota({ accessor: mem.a });
     const old = { ...cpuPod('1'), metadata: { name: 'p', namespace: 'ns', resourceVersion: '3' } } as KubeObject;
-    await plugin.validate?.(ctx, attrs(cpuPod('2'), { operation: 'UPDATE', oldObject: old }));
+    await plugin.validate?.(ctx, podAttributes(cpuPod('2'), { operation: 'UPDATE', oldObject: old }));
     expect(usedOf(mem.store.get('q'))).toEqual({ 'requests.cpu': '1' });
-    await plugin.validate?.(ctx, attrs(cpuPod('2'), { operation: 'UPDATE', subresource: 'resize', oldObject: old }));
+    await plugin.validate?.(ctx, podAttributes(cpuPod('2'), { operation: 'UPDATE', subresource: 'resize', oldObject: old }));
     expect(usedOf(mem.store.get('q'))).toEqual({ 'requests.cpu': '2' });
   });
 });

@@ -15,7 +15,6 @@
  * `insufficient quota to match these scopes: …`). With limited resources, a namespace without any
  * quota is evaluated too.
  */
-import { readFileSync } from 'node:fs';
 import {
   ApiError,
   FieldError,
@@ -53,7 +52,7 @@ import type { RequestContext } from '../../api/request-context';
 import { QuotaAccessor, requireDep } from '../deps';
 import { AdmissionAttributes, AdmissionPlugin, handlesOperations } from '../interface';
 import type { Plugins } from '../plugin-registry';
-import { ConfigDecodeError, ConfigScheme, configVersion, defineConfigKind, s, type ConfigSource } from '../../config/versioned-config';
+import { ConfigDecodeError, ConfigScheme, configVersion, defineConfigKind, readConfigSource, s, type ConfigSource } from '../../config/versioned-config';
 
 
 export const resourceQuotaPluginName = 'ResourceQuota';
@@ -425,15 +424,7 @@ function validateConfiguration(c: ResourceQuotaConfiguration): FieldError[] {
 /** kube's LoadConfiguration and ValidateConfiguration: no source is the empty configuration. Throws Error with kube's text. */
 export function loadResourceQuotaConfiguration(source: ConfigSource | undefined): ResourceQuotaConfiguration {
   if (!source) return { limitedResources: [] };
-  let data: string | Buffer;
-  if ('text' in source) data = source.text;
-  else {
-    try {
-      data = readFileSync(source.path);
-    } catch (e) {
-      throw new Error(goPathError('open', source.path, e));
-    }
-  }
+  const data = readConfigSource(source, (e, file) => new Error(goPathError('open', file, e)));
   let config: ResourceQuotaConfiguration;
   try {
     config = resourceQuotaConfigScheme.decode(data).config as ResourceQuotaConfiguration;

@@ -1,4 +1,7 @@
 /** The two webhook plugins: registered, on by default in kube's places; their configuration read as kube reads it and refused. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { newAdmissionPlugins } from '../../../src/admission';
 import { webhookKubeconfigFile } from '../../../src/admission/plugins/webhook';
 
@@ -29,6 +32,19 @@ describe('WebhookAdmissionConfiguration', () => {
     ],
   ])('%s', (_name, text, message) => {
     expect(() => webhookKubeconfigFile({ text })).toThrow(message);
+  });
+
+  test("its own file is read; one that cannot be read is Go's open error", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'papi-webhook-config-'));
+    try {
+      const file = path.join(dir, 'webhook.yaml');
+      writeFileSync(file, 'apiVersion: apiserver.config.k8s.io/v1\nkind: WebhookAdmissionConfiguration\nkubeConfigFile: /etc/hooks.kubeconfig\n');
+      expect(webhookKubeconfigFile({ path: file })).toBe('/etc/hooks.kubeconfig');
+      const missing = path.join(dir, 'missing.yaml');
+      expect(() => webhookKubeconfigFile({ path: missing })).toThrow(new Error(`open ${missing}: no such file or directory`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a configuration naming credentials is refused at start rather than ignored', () => {

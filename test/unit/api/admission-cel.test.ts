@@ -6,17 +6,9 @@ import {
   type AdmissionAuthorizerCheck,
   type AdmissionMatchInput,
 } from '../../../src/api/admission-cel';
-import { CelCompileError } from '../../../src/api/cel';
+import { compileError as celCompileError } from '../../support/cel';
 
-const compileError = (expression: string): string => {
-  try {
-    compileAdmissionMatchCondition('c', expression);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelCompileError);
-    return (e as Error).message;
-  }
-  throw new Error(`compiled: ${expression}`);
-};
+const compileError = (expression: string): string => celCompileError(expression, (e) => compileAdmissionMatchCondition('c', e));
 
 /** An AdmissionRequest as AdmissionReview v1 carries it. */
 const request = {

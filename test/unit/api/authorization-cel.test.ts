@@ -1,16 +1,8 @@
 /** matchConditions CEL: kube's `request` variable, the static checks, and CELMatcher's evaluation rules. */
 import { compileMatchCondition, evaluateMatchConditions, type SubjectAccessReviewSpec } from '../../../src/api/authorization-cel';
-import { CelCompileError } from '../../../src/api/cel';
+import { compileError as celCompileError } from '../../support/cel';
 
-const compileError = (expr: string): string => {
-  try {
-    compileMatchCondition(expr);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelCompileError);
-    return (e as Error).message;
-  }
-  throw new Error(`compiled: ${expr}`);
-};
+const compileError = (expr: string): string => celCompileError(expr, compileMatchCondition);
 
 const resource: SubjectAccessReviewSpec = {
   resourceAttributes: { namespace: 'team-a', verb: 'get', version: 'v1', resource: 'configmaps', name: 'cm' },

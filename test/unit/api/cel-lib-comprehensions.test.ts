@@ -3,28 +3,10 @@
  * its doc examples), in kube 1.32's environment for configuration and stored expressions, and
  * refused as kube's 1.31-compatible environment refuses them for an expression a write brings.
  */
-import { CelCompileError, CelEnvironment, CelEvaluationError, CEL_COST_EXCEEDED, celInput, compileCel } from '../../../src/api/cel';
+import { CelCompileError, CelEnvironment, CEL_COST_EXCEEDED, compileCel } from '../../../src/api/cel';
+import { compileError, overClaims } from '../../support/cel';
 
-const input = celInput({ m: { a: 1, b: 2 }, l: ['x', 'y'], groups: Array.from({ length: 2000 }, (_, i) => `g${i}`) });
-const run = (expression: string): unknown => compileCel(expression, 'claims').evaluate(input);
-const runError = (expression: string): string => {
-  try {
-    run(expression);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelEvaluationError);
-    return (e as Error).message;
-  }
-  throw new Error(`evaluated: ${expression}`);
-};
-const compileError = (expression: string): string => {
-  try {
-    compileCel(expression, 'claims');
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelCompileError);
-    return (e as Error).message;
-  }
-  throw new Error(`compiled: ${expression}`);
-};
+const { run, runError } = overClaims({ m: { a: 1, b: 2 }, l: ['x', 'y'], groups: Array.from({ length: 2000 }, (_, i) => `g${i}`) });
 
 describe('two-variable comprehensions (cel-go\'s examples)', () => {
   it.each<[string, unknown]>([

@@ -2,10 +2,10 @@
  * api/cel-lib-format.ts: kube's format CEL library (apiserver pkg/cel/library/format.go: its
  * doc examples and format_test.go cases).
  */
-import { CelCompileError, celInput, compileCel } from '../../../src/api/cel';
+import { CelCompileError, compileCel } from '../../../src/api/cel';
+import { overClaims } from '../../support/cel';
 
-const input = celInput({ name: 'My_Name', uid: '123e4567-e89b-12d3-a456-426614174000' });
-const run = (expression: string): unknown => compileCel(expression, 'claims').evaluate(input);
+const { run } = overClaims({ name: 'My_Name', uid: '123e4567-e89b-12d3-a456-426614174000' });
 
 describe('format library (kube\'s examples)', () => {
   it.each<[string, boolean]>([

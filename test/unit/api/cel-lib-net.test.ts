@@ -2,29 +2,11 @@
  * api/cel-lib-net.ts and api/go-netip.ts: kube's ip and cidr CEL libraries (apiserver
  * pkg/cel/library/ip.go, cidr.go: their doc examples and ip_test.go/cidr_test.go cases).
  */
-import { CelCompileError, CelEvaluationError, celInput, compileCel } from '../../../src/api/cel';
+import { compileCel } from '../../../src/api/cel';
 import { GoNetipError, parseAddr, parsePrefix } from '../../../src/api/go-netip';
+import { compileError, overClaims } from '../../support/cel';
 
-const input = celInput({ ips: ['10.0.0.1', '10.0.0.2'], bad: 'x' });
-const run = (expression: string): unknown => compileCel(expression, 'claims').evaluate(input);
-const runError = (expression: string): string => {
-  try {
-    run(expression);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelEvaluationError);
-    return (e as Error).message;
-  }
-  throw new Error(`evaluated: ${expression}`);
-};
-const compileError = (expression: string): string => {
-  try {
-    compileCel(expression, 'claims');
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelCompileError);
-    return (e as Error).message;
-  }
-  throw new Error(`compiled: ${expression}`);
-};
+const { run, runError } = overClaims({ ips: ['10.0.0.1', '10.0.0.2'], bad: 'x' });
 
 describe('ip library (kube\'s examples)', () => {
   it.each<[string, unknown]>([

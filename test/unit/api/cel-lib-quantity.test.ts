@@ -2,19 +2,10 @@
  * api/cel-lib-quantity.ts: kube's quantity CEL library (apiserver pkg/cel/library/quantity.go:
  * its doc examples and quantity_test.go cases), over resource.ParseQuantity (api/quantity.ts).
  */
-import { CelCompileError, CelEvaluationError, celInput, compileCel } from '../../../src/api/cel';
+import { CelCompileError, compileCel } from '../../../src/api/cel';
+import { overClaims } from '../../support/cel';
 
-const input = celInput({ cpu: '500m', mem: '1Gi' });
-const run = (expression: string): unknown => compileCel(expression, 'claims').evaluate(input);
-const runError = (expression: string): string => {
-  try {
-    run(expression);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelEvaluationError);
-    return (e as Error).message;
-  }
-  throw new Error(`evaluated: ${expression}`);
-};
+const { run, runError } = overClaims({ cpu: '500m', mem: '1Gi' });
 
 describe('quantity library (kube\'s examples and tests)', () => {
   it.each<[string, unknown]>([

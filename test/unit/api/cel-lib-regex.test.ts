@@ -3,30 +3,12 @@
  * with Go's regexp semantics (leftmost-first, FindAllString's handling of empty matches), RE2's
  * linear time, and kube's compile-time refusals of literal patterns that do not compile.
  */
-import { CelCompileError, CelEnvironment, CelEvaluationError, celInput, compileCel } from '../../../src/api/cel';
+import { CelEnvironment, celInput, compileCel } from '../../../src/api/cel';
 import { findAllStrings, findString, re2 } from '../../../src/api/cel-lib-regex';
 import { CEL_COST_EXCEEDED } from '../../../src/api/cel-cost';
+import { compileFailure, overClaims } from '../../support/cel';
 
-const input = celInput({ s: 'abc 123', p: '[', digits: '[0-9]+', long: `${'a'.repeat(50_000)}!` });
-const run = (expression: string): unknown => compileCel(expression, 'claims').evaluate(input);
-const runError = (expression: string): string => {
-  try {
-    run(expression);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelEvaluationError);
-    return (e as Error).message;
-  }
-  throw new Error(`evaluated: ${expression}`);
-};
-const compileFailure = (expression: string): CelCompileError => {
-  try {
-    compileCel(expression, 'claims');
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelCompileError);
-    return e as CelCompileError;
-  }
-  throw new Error(`compiled: ${expression}`);
-};
+const { run, runError } = overClaims({ s: 'abc 123', p: '[', digits: '[0-9]+', long: `${'a'.repeat(50_000)}!` });
 
 describe('find and findAll (kube\'s regex library)', () => {
   it.each<[string, unknown]>([

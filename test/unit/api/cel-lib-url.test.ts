@@ -2,20 +2,11 @@
  * api/cel-lib-url.ts and api/go-net-url.ts: kube's URL CEL library (apiserver
  * pkg/cel/library/urls.go: its doc examples) over Go's url.Parse and url.ParseRequestURI.
  */
-import { CelCompileError, CelEvaluationError, celInput, compileCel } from '../../../src/api/cel';
+import { CelCompileError, compileCel } from '../../../src/api/cel';
 import { escapedPath, GoUrlError, parseRequestURI, parseURL, query, urlString } from '../../../src/api/go-net-url';
+import { overClaims } from '../../support/cel';
 
-const input = celInput({ u: 'https://example.com/x?a=1' });
-const run = (expression: string): unknown => compileCel(expression, 'claims').evaluate(input);
-const runError = (expression: string): string => {
-  try {
-    run(expression);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelEvaluationError);
-    return (e as Error).message;
-  }
-  throw new Error(`evaluated: ${expression}`);
-};
+const { run, runError } = overClaims({ u: 'https://example.com/x?a=1' });
 
 describe('url library (kube\'s examples)', () => {
   it.each<[string, unknown]>([

@@ -2,19 +2,13 @@
  * api/cel.ts: kube's type checker (declared variables, cel-go's messages and columns), the
  * optional syntax, kube's base library, cel-go's evaluation errors.
  */
-import { CelCompileError, CelEnvironment, CelEvaluationError, celInput, compileCel, type CelInput } from '../../../src/api/cel';
+import { CelCompileError, CelEnvironment, celInput, compileCel } from '../../../src/api/cel';
+import { compileError as celCompileError, overClaims } from '../../support/cel';
 
-const compileError = (expression: string, variable: 'claims' | 'user' | 'request' = 'claims', resultTypes?: string[]): string => {
-  try {
-    compileCel(expression, variable, resultTypes ? { resultTypes } : {});
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelCompileError);
-    return (e as Error).message;
-  }
-  throw new Error(`compiled: ${expression}`);
-};
+const compileError = (expression: string, variable: 'claims' | 'user' | 'request' = 'claims', resultTypes?: string[]): string =>
+  celCompileError(expression, (e) => compileCel(e, variable, resultTypes ? { resultTypes } : {}));
 
-const claims: CelInput = celInput({
+const { run, runError } = overClaims({
   sub: 'alice',
   email: 'alice@example.com',
   email_verified: true,
@@ -25,16 +19,6 @@ const claims: CelInput = celInput({
   nested: { team: { name: 'core' } },
   roles: ['admin', 'viewer'],
 });
-const run = (expression: string, input: CelInput = claims) => compileCel(expression, 'claims').evaluate(input);
-const runError = (expression: string, input: CelInput = claims): string => {
-  try {
-    run(expression, input);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CelEvaluationError);
-    return (e as Error).message;
-  }
-  throw new Error(`evaluated: ${expression}`);
-};
 
 describe('type checking at compile time (kube\'s messages)', () => {
   it('an operator with no overload for the declared types, at the operator\'s column', () => {
@@ -78,7 +62,7 @@ describe('type checking at compile time (kube\'s messages)', () => {
   it('list and map literals must be homogeneous (kube enables HomogeneousAggregateLiterals)', () => {
     expect(compileError('["a", 1]')).toBe("compilation failed: ERROR: <input>:1:7: expected type 'string' but found 'int'\n | [\"a\", 1]\n | ......^");
     expect(compileCel('["a", dyn(1)]', 'claims').outputType).toBe('list(dyn)');
-    expect(compileCel('["a", claims.sub]', 'claims').evaluate(claims)).toEqual(['a', 'alice']);
+    expect(run('["a", claims.sub]')).toEqual(['a', 'alice']);
     expect(compileError('{"a": 1, "b": "x"}')).toContain("ERROR: <input>:1:15: expected type 'int' but found 'string'");
   });
 

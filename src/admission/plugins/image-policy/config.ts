@@ -16,11 +16,10 @@
  * `valid value is between <min> and <max>, got <value>`, thrown naming its field
  * (`imagePolicy.allowTTL`), which kube's message leaves out and the registry adds.
  */
-import { readFileSync } from 'node:fs';
 import { formatGoDurationNanos, goJsonScan, goPathError, scanJson, unmarshalTypeMessage } from '../../../api';
 import { DocNumber, DocObject, docFromPlain, jsonKind, parseJsonDoc, type DocValue } from '../../../config/config-decode';
 import { decodeConfigYaml, maxYamlDepth, maxYamlNodes } from '../../../config/config-yaml';
-import type { ConfigSource } from '../../../config/versioned-config';
+import { readConfigSource, type ConfigSource } from '../../../config/versioned-config';
 import { PluginConfigError } from '../../plugin-registry';
 
 /** The configuration after kube's normalization; durations in milliseconds. */
@@ -224,15 +223,7 @@ export function decodeImagePolicyConfig(data: Buffer | string): RawImagePolicyCo
  */
 export function loadImagePolicyConfig(source: ConfigSource | undefined): ImagePolicyConfig {
   if (!source) throw new ImagePolicyConfigError('no config specified');
-  let data: Buffer | string;
-  if ('text' in source) data = source.text;
-  else {
-    try {
-      data = readFileSync(source.path);
-    } catch (e) {
-      // kube stops the server here (klog.Fatalf) naming the file.
-      throw new ImagePolicyConfigError(`couldn't open admission plugin configuration ${source.path}: ${goPathError('open', source.path, e)}`);
-    }
-  }
+  // A failed read: kube stops the server here (klog.Fatalf) naming the file.
+  const data = readConfigSource(source, (e, file) => new ImagePolicyConfigError(`couldn't open admission plugin configuration ${file}: ${goPathError('open', file, e)}`));
   return normalizeImagePolicyConfig(decodeImagePolicyConfig(data));
 }

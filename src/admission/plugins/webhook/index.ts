@@ -14,10 +14,9 @@
  * for webhook servers by host); this server does not read those credentials yet, so such a
  * configuration is refused at startup rather than ignored.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { goErrnoText, goQuote } from '../../../api';
-import { ConfigDecodeError, ConfigScheme, configVersion, defineConfigKind, s, type ConfigSource } from '../../../config/versioned-config';
+import { ConfigDecodeError, ConfigScheme, configVersion, defineConfigKind, readConfigSource, s, type ConfigSource } from '../../../config/versioned-config';
 import type { AdmissionDeps } from '../../deps';
 import { handlesOperations, type AdmissionPlugin } from '../../interface';
 import type { Plugins } from '../../plugin-registry';
@@ -48,15 +47,7 @@ const webhookAdmissionScheme = new ConfigScheme('k8s.io/apiserver/pkg/admission/
 
 /** kube's webhook config.LoadConfig: the kubeconfig file named, which must be an absolute path. Throws Error. */
 export function webhookKubeconfigFile(source: ConfigSource): string {
-  let data: string | Buffer;
-  if ('text' in source) data = source.text;
-  else {
-    try {
-      data = readFileSync(source.path);
-    } catch (e) {
-      throw new Error(`open ${source.path}: ${goErrnoText(e)}`);
-    }
-  }
+  const data = readConfigSource(source, (e, file) => new Error(`open ${file}: ${goErrnoText(e)}`));
   let file: string;
   try {
     file = (webhookAdmissionScheme.decode(data).config as { kubeConfigFile: string }).kubeConfigFile;

@@ -2,22 +2,11 @@
 import { KubeObject, RequestContext } from '../../../../src/api';
 import { AdmissionAttributes, newAdmissionPlugins } from '../../../../src/admission';
 import { defaultTolerationSeconds } from '../../../../src/admission/plugins/default-toleration-seconds';
+import { podAttributes } from '../../../support/admission';
 
 const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
-const podAttrs = (spec: Record<string, unknown>, over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
-  operation: 'CREATE',
-  group: '',
-  version: 'v1',
-  resource: 'pods',
-  subresource: '',
-  kind: 'Pod',
-  namespace: 'ns',
-  name: 'p',
-  namespaced: true,
-  dryRun: false,
-  object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c' }], ...spec } } as KubeObject,
-  ...over,
-});
+const podAttrs = (spec: Record<string, unknown>, over: Partial<AdmissionAttributes> = {}): AdmissionAttributes =>
+  podAttributes({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c' }], ...spec } } as KubeObject, over);
 const tolerationsOf = (a: AdmissionAttributes) => (a.object as KubeObject & { spec: { tolerations?: unknown[] } }).spec.tolerations;
 const notReady = (s: number) => ({ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: s });
 const unreachable = (s: number) => ({ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: s });

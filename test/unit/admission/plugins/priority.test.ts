@@ -2,6 +2,7 @@
 import { ApiError, KubeObject, RequestContext } from '../../../../src/api';
 import { AdmissionAttributes, PriorityClassLister, newAdmissionPlugins } from '../../../../src/admission';
 import { priorityPlugin } from '../../../../src/admission/plugins/priority';
+import { podAttributes } from '../../../support/admission';
 
 const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
 const pc = (name: string, value: number, extra: Record<string, unknown> = {}): KubeObject =>
@@ -11,20 +12,8 @@ function lister(classes: KubeObject[], live?: PriorityClassLister['live']): Prio
   return { get: (n) => classes.find((c) => c.metadata.name === n), list: () => classes, ...(live ? { live } : {}) };
 }
 
-const podAttrs = (spec: Record<string, unknown>, over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
-  operation: 'CREATE',
-  group: '',
-  version: 'v1',
-  resource: 'pods',
-  subresource: '',
-  kind: 'Pod',
-  namespace: 'ns',
-  name: 'p',
-  namespaced: true,
-  dryRun: false,
-  object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [{ name: 'c' }], ...spec } } as KubeObject,
-  ...over,
-});
+const podAttrs = (spec: Record<string, unknown>, over: Partial<AdmissionAttributes> = {}): AdmissionAttributes =>
+  podAttributes({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [{ name: 'c' }], ...spec } } as KubeObject, over);
 const pcAttrs = (obj: KubeObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): AdmissionAttributes => ({
   operation,
   group: 'scheduling.k8s.io',

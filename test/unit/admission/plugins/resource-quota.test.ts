@@ -1,6 +1,9 @@
 /** ResourceQuota admission (kube-facts §1.7, §6): matching, messages, charging, CAS retries, dry-run. */
+import os from 'node:os';
+import path from 'node:path';
 import { ApiError, errors, KubeObject, RequestContext } from '../../../../src/api';
 import { AdmissionAttributes, checkRequest, LimitedResource, objectCountResourceNames, QuotaAccessor, resourceQuota } from '../../../../src/admission';
+import { loadResourceQuotaConfiguration } from '../../../../src/admission/plugins/resource-quota';
 
 const ctx: RequestContext = { namespace: 'ns', warnings: [], dryRun: false, now: () => new Date() };
 const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
@@ -156,6 +159,12 @@ function memoryAccessor(initial: KubeObject[], opts: { failFirstWrites?: number 
 }
 
 describe('the plugin', () => {
+  test("a configuration file that cannot be read is Go's open error; no configuration is no limited resources", () => {
+    const missing = path.join(os.tmpdir(), `papi-quota-config-missing-${process.pid}.yaml`);
+    expect(() => loadResourceQuotaConfiguration({ path: missing })).toThrow(new Error(`open ${missing}: no such file or directory`));
+    expect(loadResourceQuotaConfiguration(undefined)).toEqual({ limitedResources: [] });
+  });
+
   test('concurrent creates are batched and never exceed the quota', async () => {
     const mem = memoryAccessor([quota('q', { secrets: '3' }, { secrets: '0' })]);
     const plugin = resourceQuota({ accessor: mem.accessor });

@@ -8,15 +8,13 @@ import { JwtAuthenticators } from '../../../../src/auth/authn/jwt';
 import { authenticationConfigKind } from '../../../../src/config/kinds/authentication';
 import { loadConfig } from '../../../../src/config/versioned-config';
 import type { KeyLike } from 'jose';
-import { startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
+import { caBlock, documentedExample, startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
 
 let issuer: TestIssuer;
 beforeAll(async () => {
   issuer = await startTestIssuer();
 });
 afterAll(() => issuer.stop());
-
-const indent = (pem: string) => pem.trim().split('\n').map((l) => `      ${l}`).join('\n');
 
 async function authenticators(
   rest: string,
@@ -32,7 +30,7 @@ jwt:
     url: ${issuer.url}
     ${o.audiences ?? 'audiences: [kubernetes, other]\n    audienceMatchPolicy: MatchAny'}
     certificateAuthority: |
-${indent(issuer.ca)}
+${caBlock(issuer.ca)}
 ${issuerExtra}${rest}`,
     },
     authenticationConfigKind,
@@ -183,27 +181,7 @@ describe('JWT authenticator', () => {
   });
 
   it("evaluates the CEL example of kube's documentation", async () => {
-    const { a, failures } = await authenticators(`  claimValidationRules:
-  - expression: 'claims.hd == "example.com"'
-    message: the hd claim must be set to example.com
-  - expression: 'claims.exp - claims.nbf <= 86400'
-    message: total token lifetime must not exceed 24 hours
-  claimMappings:
-    username:
-      expression: 'claims.username + ":external-user"'
-    groups:
-      expression: 'claims.roles.split(",")'
-    uid:
-      expression: 'claims.sub'
-    extra:
-    - key: 'example.com/tenant'
-      valueExpression: 'claims.tenant'
-  userValidationRules:
-  - expression: "!user.username.startsWith('system:')"
-    message: 'username cannot used reserved system: prefix'
-  - expression: "user.groups.all(group, !group.startsWith('system:'))"
-    message: 'groups cannot used reserved system: prefix'
-`);
+    const { a, failures } = await authenticators(documentedExample());
     const now = Math.floor(Date.now() / 1000);
     const claims = { aud: 'kubernetes', sub: '119abc', hd: 'example.com', nbf: now - 10, exp: now + 3600, username: 'foo', tenant: '123', roles: 'admin,user' };
     expect(await a.authenticateToken(await issuer.sign(claims))).toEqual({
