@@ -21,7 +21,7 @@
  */
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Express } from 'express';
+import type { Express, Request, Response } from 'express';
 import { reply400MissingHost, reply505, replyAndClose } from './go-http1-replies';
 
 /** A request listener for http2.createSecureServer({ allowHTTP1: true }). */
@@ -67,11 +67,37 @@ function http2Prototypes(app: Express): { request: object; response: object } {
 }
 
 /**
+ * A handler the listener runs before the app, on the request and response Express would see (its
+ * prototypes, `res.locals`, `req.originalUrl`); `toApp()` hands the request on to the app. Requests
+ * it answers itself skip the app's router (see ApiServer: the filter chain and resource requests).
+ */
+export type FrontHandler = (req: Request, res: Response, toApp: () => void) => void;
+
+/**
+ * What Express's app.handle and its router do to every request before the first handler, for
+ * requests a FrontHandler serves: the two objects point at each other and take the app's prototypes
+ * (HTTP/1's or HTTP/2's), and the request keeps its URL as originalUrl, with an empty baseUrl (a
+ * handler mounted at the root). `res.locals`, which Express makes as a prototype-less object (slow
+ * to make), is left to the first filter (endpoints/request-state.ts makes a plain one). Express
+ * doing it again for what goes on to the app changes nothing.
+ */
+function expressSetUp(req: object, res: object, request: object, response: object): void {
+  const q = req as { res?: unknown; originalUrl?: string; url?: string; baseUrl?: string };
+  q.res = res;
+  (res as { req?: unknown }).req = req;
+  Object.setPrototypeOf(req, request);
+  Object.setPrototypeOf(res, response);
+  q.originalUrl ??= q.url;
+  q.baseUrl = '';
+}
+
+/**
  * The request listener serving `app` over both protocols: HTTP/1.x requests go to the app as
  * usual, HTTP/2 requests to the same app with HTTP/2-based Express prototypes (see the module
- * comment). Build it after the app is configured; mounting later still works (same router).
+ * comment); with a `front` handler, every request meets it first, set up as Express would. Build
+ * it after the app is configured; mounting later still works (same router).
  */
-export function dualProtocolListener(app: Express): DualProtocolListener {
+export function dualProtocolListener(app: Express, front?: FrontHandler): DualProtocolListener {
   const { request, response } = http2Prototypes(app);
   // app.handle reads this.request / this.response: a view of the app that differs only there.
   const h2App = Object.create(app, {
@@ -79,15 +105,20 @@ export function dualProtocolListener(app: Express): DualProtocolListener {
     response: { value: response, enumerable: true },
   }) as Express;
   const handle = (app as unknown as { handle(this: Express, req: unknown, res: unknown): void }).handle;
+  const serve = (target: Express, req: object, res: object): void => {
+    if (!front) return handle.call(target, req, res);
+    expressSetUp(req, res, target.request, target.response);
+    front(req as Request, res as Response, () => handle.call(target, req, res));
+  };
   return (req, res) => {
     // By the request's class, never by the version it claims: an HTTP/1.1 connection may send
     // `GET / HTTP/2.0`, and HTTP/2 prototypes over HTTP/1 objects throw outside any handler.
-    if (req instanceof http2.Http2ServerRequest) handle.call(h2App, req, res);
+    if (req instanceof http2.Http2ServerRequest) serve(h2App, req, res);
     // Go's http1ServerSupportsRequest: an HTTP/1 request line must say HTTP/1.x (kube-limits §3).
     else if (req.httpVersionMajor !== 1) replyAndClose(req.socket, reply505);
     // Go: HTTP/1.1 requires Host (HTTP/1.0 may omit it).
     else if (req.httpVersionMinor >= 1 && req.headers.host === undefined) replyAndClose(req.socket, reply400MissingHost);
-    else app(req, res as ServerResponse);
+    else serve(app, req, res);
   };
 }
 
