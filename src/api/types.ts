@@ -156,7 +156,17 @@ const objectMetaOrder = [
 export function orderObjectMeta(meta: ObjectMeta): ObjectMeta {
   const src = meta as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const k of objectMetaOrder) if (src[k] !== undefined) out[k] = src[k];
-  for (const [k, v] of Object.entries(src)) if (!(k in out) && v !== undefined) out[k] = v;
+  let placed = 0;
+  for (const k of objectMetaOrder) {
+    const v = src[k];
+    if (v !== undefined) {
+      out[k] = v;
+      placed++;
+    }
+  }
+  // Keys beyond the known ones are rare: only then are the keys walked again.
+  const keys = Object.keys(src);
+  if (keys.length === placed) return out as ObjectMeta;
+  for (const k of keys) if (!(k in out) && src[k] !== undefined) out[k] = src[k];
   return out as ObjectMeta;
 }

@@ -145,9 +145,13 @@ export const ANCIENT_CHANGES_MANAGER = 'ancient-changes';
 
 /**
  * kube's capManagersManager: with more than `max` Update entries, the oldest (by time in seconds,
- * then identity) are merged, per apiVersion, into an `ancient-changes` entry. Returns a new Managed.
+ * then identity) are merged, per apiVersion, into an `ancient-changes` entry. Returns a new Managed,
+ * or `input` itself when it has no more than `max` (nothing to merge: every write's usual case).
  */
 export function capUpdateManagers(input: Managed, max = MAX_UPDATE_MANAGERS): Managed {
+  let count = 0;
+  for (const vs of input.fields.values()) if (!vs.applied) count++;
+  if (count <= max) return input;
   const managed = cloneManaged(input);
   const updaters = [...managed.fields].filter(([, vs]) => !vs.applied).map(([id]) => id);
   if (updaters.length <= max) return managed;
