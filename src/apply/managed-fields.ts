@@ -44,10 +44,18 @@ export function managerIdentity(info: ManagerInfo): string {
   return `{${parts.join(',')}}`;
 }
 
-/** Parses an identity built by managerIdentity. */
-export function parseManagerIdentity(id: string): ManagerInfo {
+/** The last identity parseManagerIdentity read, and what it read (every write encodes its manager's). */
+let lastIdentity: string | undefined;
+let lastInfo: Readonly<ManagerInfo> | undefined;
+
+/** Parses an identity built by managerIdentity (callers only read the answer). */
+export function parseManagerIdentity(id: string): Readonly<ManagerInfo> {
+  if (id === lastIdentity && lastInfo) return lastInfo;
   const v = JSON.parse(id) as ManagerInfo;
-  return { manager: v.manager ?? '', operation: v.operation, apiVersion: v.apiVersion, subresource: v.subresource };
+  const info = { manager: v.manager ?? '', operation: v.operation, apiVersion: v.apiVersion, subresource: v.subresource };
+  lastIdentity = id;
+  lastInfo = info;
+  return info;
 }
 
 /** Thrown by decodeManagedFields with kube's message. */
