@@ -90,13 +90,24 @@ const STRIPPED = FieldSet.of(
 const typeOf = (ctx: FieldManagerContext): TypeRef => (ctx.types ?? new ApplyTypes(ctx.resolve)).root(ctx.schema);
 
 // A shallow copy without metadata.managedFields: the rest is shared with obj (never mutated here).
+// The metadata copy is built key by key, not spread: the write goes on to add uid,
+// creationTimestamp and managedFields to it, and V8 gives an object made by spread, then
+// extended, a hidden class of its own (every later access to it would miss its inline cache).
 function withoutManagedFields(obj: KubeObject | Record<string, unknown>): KubeObject {
   const copy = { ...obj } as KubeObject;
-  if (isObject(copy.metadata)) {
-    copy.metadata = { ...copy.metadata };
-    delete copy.metadata.managedFields;
-  }
+  if (isObject(copy.metadata)) copy.metadata = copyWithout(copy.metadata, 'managedFields');
   return copy;
+}
+
+function copyWithout(o: Record<string, unknown>, key: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) {
+    if (k === key) continue;
+    // As spread would: an own `__proto__` stays a property (an assignment would set the prototype).
+    if (k === '__proto__') Object.defineProperty(out, k, { value: o[k], writable: true, enumerable: true, configurable: true });
+    else out[k] = o[k];
+  }
+  return out;
 }
 
 function* withManagedFields(obj: KubeObject, managed: Managed): Steps<FieldManagerResult['object']> {

@@ -118,8 +118,9 @@ export function convertForTarget(
 }
 
 export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Status, target = negotiate(s)): void {
+  // send reads the target's format, type and pretty flag, never `as`.
   if (obj.kind === 'Status' || !target.as) {
-    send(s, code, { ...target, as: undefined }, obj);
+    send(s, code, target, obj);
     return;
   }
   const o = obj as KubeObject;

@@ -20,7 +20,7 @@
  * no connection-specific header (Connection, Keep-Alive, Transfer-Encoding), and we set none.
  */
 import http2 from 'node:http2';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { reply400MissingHost, reply505, replyAndClose } from './go-http1-replies';
 
@@ -75,20 +75,39 @@ export type FrontHandler = (req: Request, res: Response, toApp: () => void) => v
 
 /**
  * What Express's app.handle and its router do to every request before the first handler, for
- * requests a FrontHandler serves: the two objects point at each other and take the app's prototypes
- * (HTTP/1's or HTTP/2's), and the request keeps its URL as originalUrl, with an empty baseUrl (a
- * handler mounted at the root). `res.locals`, which Express makes as a prototype-less object (slow
- * to make), is left to the first filter (endpoints/request-state.ts makes a plain one). Express
- * doing it again for what goes on to the app changes nothing.
+ * requests a FrontHandler serves: the two objects point at each other, the request keeps its URL as
+ * originalUrl with an empty baseUrl (a handler mounted at the root), the response gets its locals,
+ * and both take the app's prototypes (HTTP/1's or HTTP/2's). Express doing it again for what goes
+ * on to the app changes nothing.
+ *
+ * Every property the request's handling adds to either object is added here, before the prototype
+ * changes: V8 keeps no transition for a property added to an object after Object.setPrototypeOf,
+ * so each request's objects would get hidden classes of their own and every property access of
+ * Express, Node's HTTP code and ours would miss its inline cache (in Express's own order, the
+ * misses took about a fifth of the server's CPU per create). Besides Express's own: parseurl's
+ * cache (`_parsedUrl`, at the first req.path or req.query), the listener count Node's streams
+ * keep on the prototype until the first listener (`_eventsCount`), and over HTTP/1 the status
+ * code and message, which ServerResponse keeps on its prototype until they are set. Each gets the
+ * value it reads as already, so nothing reads differently.
  */
 function expressSetUp(req: object, res: object, request: object, response: object): void {
-  const q = req as { res?: unknown; originalUrl?: string; url?: string; baseUrl?: string };
+  const q = req as { res?: unknown; originalUrl?: string; url?: string; baseUrl?: string; _parsedUrl?: unknown; _eventsCount?: number };
+  const r = res as { req?: unknown; locals?: object; statusCode?: number; statusMessage?: string; _eventsCount?: number };
   q.res = res;
-  (res as { req?: unknown }).req = req;
-  Object.setPrototypeOf(req, request);
-  Object.setPrototypeOf(res, response);
   q.originalUrl ??= q.url;
   q.baseUrl = '';
+  if (!Object.hasOwn(q, '_parsedUrl')) q._parsedUrl = undefined;
+  if (!Object.hasOwn(q, '_eventsCount')) q._eventsCount = q._eventsCount ?? 0;
+  r.req = req;
+  // A plain object: Express's prototype-less one is slower to make, and only request-state.ts keeps anything in it.
+  r.locals ??= {};
+  if (!Object.hasOwn(r, '_eventsCount')) r._eventsCount = r._eventsCount ?? 0;
+  if (res instanceof ServerResponse) {
+    if (!Object.hasOwn(r, 'statusCode')) r.statusCode = r.statusCode as number;
+    if (!Object.hasOwn(r, 'statusMessage')) r.statusMessage = r.statusMessage as string;
+  }
+  Object.setPrototypeOf(req, request);
+  Object.setPrototypeOf(res, response);
 }
 
 /**
