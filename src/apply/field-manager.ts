@@ -6,7 +6,7 @@
  * serves server-side apply. Neither mutates its inputs; `update`'s object shares unchanged subtrees
  * with `updated` (callers hand over an object they do not use again), `apply`'s shares nothing.
  */
-import { ApiError, KubeObject, ManagedFieldsEntry, errors, failureStatus, isObject, parseApiVersion, cloneJson } from '../api';
+import { ApiError, KubeObject, ManagedFieldsEntry, errors, failureStatus, isObject, parseApiVersion, cloneJson, copyWithout } from '../api';
 import { ApplySchema, ApplySchemaResolver, ApplyTypes, TypeRef } from './apply-type';
 import { applyConflictError } from './conflict-error';
 import { FieldSet } from './field-set';
@@ -99,16 +99,6 @@ function withoutManagedFields(obj: KubeObject | Record<string, unknown>): KubeOb
   return copy;
 }
 
-function copyWithout(o: Record<string, unknown>, key: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(o)) {
-    if (k === key) continue;
-    // As spread would: an own `__proto__` stays a property (an assignment would set the prototype).
-    if (k === '__proto__') Object.defineProperty(out, k, { value: o[k], writable: true, enumerable: true, configurable: true });
-    else out[k] = o[k];
-  }
-  return out;
-}
 
 function* withManagedFields(obj: KubeObject, managed: Managed): Steps<FieldManagerResult['object']> {
   const entries = yield* encodeManagedFieldsSteps(managed);
