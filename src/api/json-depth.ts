@@ -71,6 +71,15 @@ export class JsonDepthError extends Error {
 const keyCounts = new WeakMap<object, number>();
 
 /**
+ * The last small text's parse and key count, kept in a slot instead of the WeakMap: a WeakMap entry
+ * per request body costs every young-generation collection an ephemeron. A value the slot no longer
+ * holds (another body was parsed since) is rescanned by the caller, as one never recorded.
+ */
+const slotMaxChars = 64 * 1024;
+let lastParsed: object | undefined;
+let lastKeys = 0;
+
+/**
  * JSON.parse behind Go's depth bound: throws JsonDepthError (Go's text) when the text nests past
  * MAX_JSON_DEPTH, else whatever JSON.parse throws for invalid JSON. Remembers the key count of an
  * object or array result (see keyCountOf).
@@ -79,11 +88,18 @@ export function parseJsonBounded(text: string): unknown {
   const scan = scanJson(text);
   if (scan.depthError) throw new JsonDepthError(scan.depthError);
   const v = JSON.parse(text) as unknown;
-  if (typeof v === 'object' && v !== null) keyCounts.set(v, scan.keys);
+  if (typeof v === 'object' && v !== null) {
+    if (text.length <= slotMaxChars) {
+      lastParsed = v;
+      lastKeys = scan.keys;
+    } else keyCounts.set(v, scan.keys);
+  }
   return v;
 }
 
-/** The key count parseJsonBounded found for this value (an unmodified parse result), if any. */
+/** The key count parseJsonBounded found for this value (an unmodified parse result), if known. */
 export function keyCountOf(parsed: unknown): number | undefined {
-  return typeof parsed === 'object' && parsed !== null ? keyCounts.get(parsed) : undefined;
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  if (parsed === lastParsed) return lastKeys;
+  return keyCounts.get(parsed);
 }

@@ -152,11 +152,65 @@ const objectMetaOrder = [
   'managedFields',
 ];
 
-/** A copy of metadata with kube's key order (unknown keys keep their place after the known ones). */
-export function orderObjectMeta(meta: ObjectMeta): ObjectMeta {
+/**
+ * A copy of metadata with kube's key order (unknown keys keep their place after the known ones).
+ * With `override`, resourceVersion is the override's (undefined: none) instead of the metadata's:
+ * the same as ordering `{ ...meta, resourceVersion }`, without making that intermediate object
+ * (V8 gives an object made by spread, then extended, a hidden class of its own).
+ */
+export function orderObjectMeta(meta: ObjectMeta, override?: { resourceVersion: string | undefined }): ObjectMeta {
   const src = meta as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const k of objectMetaOrder) if (src[k] !== undefined) out[k] = src[k];
-  for (const [k, v] of Object.entries(src)) if (!(k in out) && v !== undefined) out[k] = v;
+  // The metadata's own keys placed so far (to skip the second walk when there is no other key).
+  let taken = 0;
+  for (const k of objectMetaOrder) {
+    if (override && k === 'resourceVersion') {
+      if (src[k] !== undefined) taken++;
+      if (override.resourceVersion !== undefined) out[k] = override.resourceVersion;
+      continue;
+    }
+    const v = src[k];
+    if (v !== undefined) {
+      out[k] = v;
+      taken++;
+    }
+  }
+  // Keys beyond the known ones are rare: only then are the keys walked again.
+  const keys = Object.keys(src);
+  if (keys.length === taken) return out as ObjectMeta;
+  for (const k of keys) {
+    if (override && k === 'resourceVersion') continue;
+    if (!(k in out) && src[k] !== undefined) out[k] = src[k];
+  }
   return out as ObjectMeta;
+}
+
+/**
+ * A shallow copy of `obj` with `key` set to `value` (where obj has it, else last): `{ ...obj, [key]: value }`
+ * built key by key, so that the copy keeps a shared hidden class when properties are added to it later.
+ */
+export function copyWith<T extends object>(obj: T, key: string, value: unknown): T {
+  const src = obj as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  let had = false;
+  for (const k of Object.keys(src)) {
+    if (k === key) had = true;
+    setOwn(out, k, k === key ? value : src[k]);
+  }
+  if (!had) setOwn(out, key, value);
+  return out as T;
+}
+
+/** A shallow copy of `obj` without `key`, built key by key (see copyWith). */
+export function copyWithout<T extends object>(obj: T, key: string): T {
+  const src = obj as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(src)) if (k !== key) setOwn(out, k, src[k]);
+  return out as T;
+}
+
+// As spread defines it: an own `__proto__` stays a property (an assignment would set the prototype).
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
 }

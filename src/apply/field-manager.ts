@@ -6,7 +6,7 @@
  * serves server-side apply. Neither mutates its inputs; `update`'s object shares unchanged subtrees
  * with `updated` (callers hand over an object they do not use again), `apply`'s shares nothing.
  */
-import { ApiError, KubeObject, ManagedFieldsEntry, errors, failureStatus, isObject, parseApiVersion, cloneJson } from '../api';
+import { ApiError, KubeObject, ManagedFieldsEntry, errors, failureStatus, isObject, parseApiVersion, cloneJson, copyWithout } from '../api';
 import { ApplySchema, ApplySchemaResolver, ApplyTypes, TypeRef } from './apply-type';
 import { applyConflictError } from './conflict-error';
 import { FieldSet } from './field-set';
@@ -90,14 +90,15 @@ const STRIPPED = FieldSet.of(
 const typeOf = (ctx: FieldManagerContext): TypeRef => (ctx.types ?? new ApplyTypes(ctx.resolve)).root(ctx.schema);
 
 // A shallow copy without metadata.managedFields: the rest is shared with obj (never mutated here).
+// The metadata copy is built key by key, not spread: the write goes on to add uid,
+// creationTimestamp and managedFields to it, and V8 gives an object made by spread, then
+// extended, a hidden class of its own (every later access to it would miss its inline cache).
 function withoutManagedFields(obj: KubeObject | Record<string, unknown>): KubeObject {
   const copy = { ...obj } as KubeObject;
-  if (isObject(copy.metadata)) {
-    copy.metadata = { ...copy.metadata };
-    delete copy.metadata.managedFields;
-  }
+  if (isObject(copy.metadata)) copy.metadata = copyWithout(copy.metadata, 'managedFields');
   return copy;
 }
+
 
 function* withManagedFields(obj: KubeObject, managed: Managed): Steps<FieldManagerResult['object']> {
   const entries = yield* encodeManagedFieldsSteps(managed);

@@ -44,10 +44,18 @@ export function managerIdentity(info: ManagerInfo): string {
   return `{${parts.join(',')}}`;
 }
 
-/** Parses an identity built by managerIdentity. */
-export function parseManagerIdentity(id: string): ManagerInfo {
+/** The last identity parseManagerIdentity read, and what it read (every write encodes its manager's). */
+let lastIdentity: string | undefined;
+let lastInfo: Readonly<ManagerInfo> | undefined;
+
+/** Parses an identity built by managerIdentity (callers only read the answer). */
+export function parseManagerIdentity(id: string): Readonly<ManagerInfo> {
+  if (id === lastIdentity && lastInfo) return lastInfo;
   const v = JSON.parse(id) as ManagerInfo;
-  return { manager: v.manager ?? '', operation: v.operation, apiVersion: v.apiVersion, subresource: v.subresource };
+  const info = { manager: v.manager ?? '', operation: v.operation, apiVersion: v.apiVersion, subresource: v.subresource };
+  lastIdentity = id;
+  lastInfo = info;
+  return info;
 }
 
 /** Thrown by decodeManagedFields with kube's message. */
@@ -145,9 +153,13 @@ export const ANCIENT_CHANGES_MANAGER = 'ancient-changes';
 
 /**
  * kube's capManagersManager: with more than `max` Update entries, the oldest (by time in seconds,
- * then identity) are merged, per apiVersion, into an `ancient-changes` entry. Returns a new Managed.
+ * then identity) are merged, per apiVersion, into an `ancient-changes` entry. Returns a new Managed,
+ * or `input` itself when it has no more than `max` (nothing to merge: every write's usual case).
  */
 export function capUpdateManagers(input: Managed, max = MAX_UPDATE_MANAGERS): Managed {
+  let count = 0;
+  for (const vs of input.fields.values()) if (!vs.applied) count++;
+  if (count <= max) return input;
   const managed = cloneManaged(input);
   const updaters = [...managed.fields].filter(([, vs]) => !vs.applied).map(([id]) => id);
   if (updaters.length <= max) return managed;

@@ -54,11 +54,13 @@ const filter = (set: FieldSet, ignore?: FieldSet): FieldSet => (ignore ? set.rec
 function* reconcile(live: unknown, next: unknown, input: UpdaterInput, managers: ManagerSets, force: boolean): Steps<Comparison> {
   const compare = excludeFields(compareObjects(live, next, input.type), input.ignore);
   yield;
-  const changed = compare.modified.union(compare.added);
+  // What other managers may lose; a create (no manager yet) has no one to ask.
+  let changed: FieldSet | undefined;
   const conflicts: Conflict[] = [];
   const conflictSets = new Map<string, FieldSet>();
   for (const id of [...managers.keys()].sort()) {
     if (id === input.manager) continue;
+    changed ??= compare.modified.union(compare.added);
     const owned = (managers.get(id) as VersionedSet).set.intersection(changed);
     if (owned.isEmpty()) continue;
     conflictSets.set(id, owned);

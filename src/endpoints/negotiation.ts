@@ -16,8 +16,25 @@ export interface MediaType {
  * clauses or fewer of any real header that sort is an insertion sort, done here step for step.
  * An empty header accepts anything.
  */
-export function parseAccept(header: string | undefined): MediaType[] {
-  const text = (header ?? '').trim();
+export function parseAccept(header: string | undefined): readonly MediaType[] {
+  const key = header ?? '';
+  const known = parsedAccepts.get(key);
+  if (known) return known;
+  const parsed = parseAcceptText(key);
+  if (key.length > maxMemoAcceptChars) return parsed;
+  // Clients send a handful of distinct headers; a flood of others only empties the memo.
+  if (parsedAccepts.size >= maxParsedAccepts) parsedAccepts.clear();
+  parsedAccepts.set(key, parsed);
+  return parsed;
+}
+
+/** parseAccept's answers by header text (short ones), shared by every caller (none changes them). */
+const parsedAccepts = new Map<string, readonly MediaType[]>();
+const maxParsedAccepts = 64;
+const maxMemoAcceptChars = 512;
+
+function parseAcceptText(header: string): MediaType[] {
+  const text = header.trim();
   if (!text) return [{ type: '*/*', params: {}, q: 1 }];
   const clauses: Array<MediaType & { main: string; sub: string }> = [];
   for (const part of text.split(',')) {

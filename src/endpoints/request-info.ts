@@ -32,7 +32,8 @@ export function requestInfoFor(method: string, path: string, watchParam: boolean
     name: '',
     parts: [],
   };
-  let parts = path.split('/').filter((p) => p !== '').map(safeDecode);
+  let parts: string[] = [];
+  for (const p of path.split('/')) if (p !== '') parts.push(p.includes('%') ? safeDecode(p) : p);
   if (parts[0] !== 'api' && parts[0] !== 'apis') return info;
   info.apiPrefix = parts[0];
   parts = parts.slice(1);

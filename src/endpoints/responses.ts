@@ -50,14 +50,41 @@ function prettyOutput(req: Request | undefined, target: { pretty?: boolean }): b
   return !!target.pretty || isPrettyPrint(req?.query?.pretty, req?.headers['user-agent']);
 }
 
+/** prettyOutput of a resource request, from its query as already parsed (Express parses req.query again at each read). */
+function prettyScope(s: HandlerScope, target: { pretty?: boolean }): boolean {
+  return !!target.pretty || isPrettyPrint(s.query.pretty, s.req.headers['user-agent']);
+}
+
 function send(s: HandlerScope, code: number, target: ResponseTarget, body: unknown): void {
-  sendEncoded(s, code, target, encodeBody(body, target.format, prettyOutput(s.req, target), s.protobuf, s.cbor));
+  sendEncoded(s, code, target, encodeBody(body, target.format, prettyScope(s, target), s.protobuf, s.cbor));
 }
 
 function sendEncoded(s: HandlerScope, code: number, target: ResponseTarget, bytes: Buffer): void {
   writeWarnings(s.res, s.ctx.warnings);
   // kube writes the bare media type (no charset parameter).
-  s.res.status(code).setHeader('Content-Type', target.contentType).send(bytes);
+  if (sendsAsWritten(s.req, code)) endWith(s.res, code, target.contentType, bytes);
+  else s.res.status(code).setHeader('Content-Type', target.contentType).send(bytes);
+}
+
+/**
+ * Whether Express's res.send would write a body of bytes as it is, so that endWith may write it
+ * instead (its type checks, settings lookups and header reads cost every answer): any method but
+ * HEAD (no body), with a status that keeps its body, and for GET no conditional header (Express
+ * answers a request it deems fresh 304 without the body).
+ */
+function sendsAsWritten(req: Request, code: number): boolean {
+  if (code === 204 || code === 205 || code === 304) return false;
+  const method = req.method;
+  if (method === 'HEAD') return false;
+  return method !== 'GET' || (req.headers['if-none-match'] === undefined && req.headers['if-modified-since'] === undefined);
+}
+
+/** What res.send does with bytes in the cases sendsAsWritten lets through: Content-Length unless chunked, then the body. */
+function endWith(res: Response, code: number, contentType: string, bytes: Buffer): void {
+  res.statusCode = code;
+  res.setHeader('Content-Type', contentType);
+  if (res.getHeader('Transfer-Encoding') === undefined) res.setHeader('Content-Length', String(bytes.length));
+  res.end(bytes);
 }
 
 /** Converts one object (or list) to what the client negotiated: Table, partial metadata or itself. */
@@ -91,8 +118,9 @@ export function convertForTarget(
 }
 
 export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Status, target = negotiate(s)): void {
+  // send reads the target's format, type and pretty flag, never `as`.
   if (obj.kind === 'Status' || !target.as) {
-    send(s, code, { ...target, as: undefined }, obj);
+    send(s, code, target, obj);
     return;
   }
   const o = obj as KubeObject;
@@ -106,7 +134,7 @@ export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Sta
  */
 export function writeList(s: HandlerScope, list: KubeList, target = negotiate(s)): void {
   const items = list.items;
-  if (!target.as && target.format === 'json' && !prettyOutput(s.req, target) && hasSharedItems(items) && s.encodings.fitsListItemMemo(items.length)) {
+  if (!target.as && target.format === 'json' && !prettyScope(s, target) && hasSharedItems(items) && s.encodings.fitsListItemMemo(items.length)) {
     sendEncoded(s, 200, target, encodeJsonList(list, (item) => s.encodings.listItemJsonOf(item)));
     return;
   }

@@ -46,11 +46,11 @@ import { WatchFrameFlusher } from '../endpoints/watch-frames';
 import { defaultWatchBufferBytes } from '../endpoints/handlers/watch';
 import { ApplySchema, ApplyTypes } from '../apply';
 import { errorHandler } from './filters/error-handler';
-import { filterChain } from './filters/chain';
+import { filterChain, frontOfApp } from './filters/chain';
 import type { HealthCheck } from './health';
-import { dualProtocolListener } from './http2-express';
+import { dualProtocolListener, type FrontHandler } from './http2-express';
 import { SecureServer } from './http2-serving';
-import { buildRouter } from './routes';
+import { buildRouter, resourceRequests, type RouteDeps } from './routes';
 
 export interface ApiServerOptions {
   storage: Storage;
@@ -167,6 +167,8 @@ export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-
 export class ApiServer {
   readonly registry: Registry;
   private readonly app: express.Express;
+  /** The filter chain and resource requests, which every request meets before the app. */
+  private readonly front: FrontHandler;
   private server?: SecureServer;
   private readonly shutdown = new AbortController();
   /** Watches still writing; stop() lets them finish before closing connections. */
@@ -325,42 +327,43 @@ export class ApiServer {
     const gates = opts.featureGates ?? FeatureGates.defaults();
     // CBOR is served only with CBORServingAndStorage on; objects stay JSON in etcd either way.
     const cbor = gates.enabled('CBORServingAndStorage') ? new CborCodec({ byteFields: byteFieldLookup(this.registry, schemas) }) : undefined;
-    this.app.use(
-      filterChain({
-        logger: opts.logger,
-        authenticator:
-          opts.anonymous === false ? opts.authenticator : failOnError(opts.authenticator, anonymousAuthenticator(opts.anonymous ?? { allows: publicInfoPath })),
-        authorizer,
-        maxRequestsInFlight: opts.maxRequestsInFlight ?? 400,
-        maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight ?? 200,
-        responseCompression: gates.enabled('APIResponseCompression'),
-        http2DosMitigation: gates.enabled('UnauthenticatedHTTP2DOSMitigation'),
-        requestTimeoutMs: opts.requestTimeoutMs,
-      }),
-    );
-    this.app.use(
-      buildRouter({
-        registry: this.registry,
-        schemas,
-        health: { livez: live, readyz: ready },
-        issuerDiscovery: opts.issuerDiscovery,
-        shutdownSignal: this.shutdown.signal,
-        protobuf,
-        cbor,
-        encodings: new EncodingCache(),
-        watchFrames: (this.watchFrames = new WatchFrameFlusher({ budgetBytes: opts.watchBudgetBytes, stuckSessionMs: opts.watchStuckSessionMs })),
-        applyTypes,
-        watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
-        streams: this.streams,
-        ...(gates.enabled('AllowUnsafeMalformedObjectDeletion') ? { unsafeDelete: { authorizer } } : {}),
-        features: {
-          watchList: gates.enabled('WatchList'),
-          openAPIEnums: gates.enabled('OpenAPIEnums'),
-          storageVersionHash: gates.enabled('StorageVersionHash'),
-        },
-      }),
-    );
-    this.app.use(errorHandler(opts.logger));
+    const filters = filterChain({
+      logger: opts.logger,
+      authenticator:
+        opts.anonymous === false ? opts.authenticator : failOnError(opts.authenticator, anonymousAuthenticator(opts.anonymous ?? { allows: publicInfoPath })),
+      authorizer,
+      maxRequestsInFlight: opts.maxRequestsInFlight ?? 400,
+      maxMutatingRequestsInFlight: opts.maxMutatingRequestsInFlight ?? 200,
+      responseCompression: gates.enabled('APIResponseCompression'),
+      http2DosMitigation: gates.enabled('UnauthenticatedHTTP2DOSMitigation'),
+      requestTimeoutMs: opts.requestTimeoutMs,
+    });
+    const routeDeps: RouteDeps = {
+      registry: this.registry,
+      schemas,
+      health: { livez: live, readyz: ready },
+      issuerDiscovery: opts.issuerDiscovery,
+      shutdownSignal: this.shutdown.signal,
+      protobuf,
+      cbor,
+      encodings: new EncodingCache(),
+      watchFrames: (this.watchFrames = new WatchFrameFlusher({ budgetBytes: opts.watchBudgetBytes, stuckSessionMs: opts.watchStuckSessionMs })),
+      applyTypes,
+      watchBufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
+      streams: this.streams,
+      ...(gates.enabled('AllowUnsafeMalformedObjectDeletion') ? { unsafeDelete: { authorizer } } : {}),
+      features: {
+        watchList: gates.enabled('WatchList'),
+        openAPIEnums: gates.enabled('OpenAPIEnums'),
+        storageVersionHash: gates.enabled('StorageVersionHash'),
+      },
+    };
+    // Every request meets the filters, then resource requests are served, ahead of the app (see
+    // frontOfApp); the rest goes on to the app's routes.
+    const onError = errorHandler(opts.logger);
+    this.front = frontOfApp(filters, resourceRequests(routeDeps), onError);
+    this.app.use(buildRouter(routeDeps));
+    this.app.use(onError);
   }
 
   static async create(opts: ApiServerOptions): Promise<ApiServer> {
@@ -428,7 +431,7 @@ export class ApiServer {
         idleTimeoutMs: this.opts.idleTimeoutMs,
         log: this.opts.logger,
       },
-      dualProtocolListener(this.app),
+      dualProtocolListener(this.app, this.front),
     );
     const { port } = await server.listen(this.opts.securePort, this.opts.bindAddress);
     this.server = server;

@@ -1,5 +1,5 @@
 /** The router below the filter chain: non-resource endpoints, discovery, OpenAPI, then resources. */
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { errors } from '../api';
 import {
   aggregatedDiscovery,
@@ -113,7 +113,6 @@ function discovery(deps: RouteDeps, legacy: boolean) {
 
 export function buildRouter(deps: RouteDeps): Router {
   const r = Router();
-  const servesGroup = (group: string) => deps.registry.groupVersions().some((g) => g.group === group);
   const openapi = new OpenApiDocuments(deps.registry, deps.schemas, versionInfo.gitVersion, { enums: deps.features.openAPIEnums });
 
   r.get('/version', (req, res) => sendJson(req, res, versionInfo));
@@ -140,7 +139,7 @@ export function buildRouter(deps: RouteDeps): Router {
   r.get('/apis/:group/:version', (req, res) => {
     const gv = deps.registry.groupVersions().find((g) => g.group === req.params.group && g.version === req.params.version);
     if (!gv) {
-      if (!servesGroup(req.params.group as string)) return notFoundText(res);
+      if (!servesGroup(deps, req.params.group as string)) return notFoundText(res);
       throw errors.routeNotFound();
     }
     sendJson(req, res, apiResourceList(gv, { storageVersionHash: deps.features.storageVersionHash }));
@@ -150,16 +149,33 @@ export function buildRouter(deps: RouteDeps): Router {
   r.get('/openapi/v3', (req, res) => openapi.serveV3Index(req, res));
   r.get(/^\/openapi\/v3\/(.+)$/, (req, res) => openapi.serveV3(req, res, (req.params as Record<string, string>)[0] ?? ''));
 
-  r.use(async (req, res) => {
+  r.use((_req, res) => {
     const { info } = requestState(res);
     // Only served groups have go-restful web services (JSON 404s); the rest falls through to http.NotFound.
-    if (info.apiPrefix === 'apis' && info.apiGroup && !servesGroup(info.apiGroup)) return notFoundText(res);
-    if (!info.isResourceRequest) {
-      if (info.apiPrefix) throw errors.routeNotFound();
-      return notFoundText(res);
-    }
-    if (deps.shutdownSignal.aborted) throw errors.serviceUnavailable('apiserver is shutting down');
-    await serveResource(deps, req, res);
+    if (info.apiPrefix === 'apis' && info.apiGroup && !servesGroup(deps, info.apiGroup)) return notFoundText(res);
+    if (info.apiPrefix) throw errors.routeNotFound();
+    return notFoundText(res);
   });
   return r;
+}
+
+function servesGroup(deps: Pick<RouteDeps, 'registry'>, group: string): boolean {
+  return deps.registry.groupVersions().some((g) => g.group === group);
+}
+
+/**
+ * Resource requests, mounted ahead of buildRouter's routes: none of those matches a resource path
+ * (they serve /version, health, discovery of groups and versions, OpenAPI and issuer discovery,
+ * none with a resource segment), so a resource request is served without entering that router
+ * and testing each route's pattern. Other requests go on to it.
+ */
+export function resourceRequests(deps: RouteDeps): RequestHandler {
+  return (req, res, next) => {
+    const { info } = requestState(res);
+    if (!info.isResourceRequest) return next();
+    // Only served groups have go-restful web services (JSON 404s); the rest falls through to http.NotFound.
+    if (info.apiPrefix === 'apis' && info.apiGroup && !servesGroup(deps, info.apiGroup)) return notFoundText(res);
+    if (deps.shutdownSignal.aborted) throw errors.serviceUnavailable('apiserver is shutting down');
+    return serveResource(deps, req, res);
+  };
 }

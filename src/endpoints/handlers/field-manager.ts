@@ -40,24 +40,31 @@ function resetFieldsOf(s: HandlerScope): FieldSet | undefined {
   return paths?.length ? FieldSet.of(...paths.map((p) => pathOf(...p))) : undefined;
 }
 
-function context(s: HandlerScope) {
+/**
+ * The field manager's options: the request's facts plus the operation's own (`extra`), as one
+ * object literal (an object spread, then extended, would get a hidden class of its own per request).
+ */
+function context<T extends object>(s: HandlerScope, extra: T) {
   const schema = s.schemas.get(s.store.def.schemaName) as ApplySchema | undefined;
   if (!schema) throw errors.internal(new Error(`no schema for ${s.store.def.kind}`));
-  return {
-    schema,
-    resolve: (ref: string) => s.schemas.resolve(ref) as ApplySchema | undefined,
-    types: s.applyTypes,
-    apiVersion: s.store.apiVersion,
-    subresource: s.info.subresource || undefined,
-    time: timestamp(s.ctx.now()),
-    resetFields: resetFieldsOf(s),
-  };
+  return Object.assign(
+    {
+      schema,
+      resolve: (ref: string) => s.schemas.resolve(ref) as ApplySchema | undefined,
+      types: s.applyTypes,
+      apiVersion: s.store.apiVersion,
+      subresource: s.info.subresource || undefined,
+      time: timestamp(s.ctx.now()),
+      resetFields: resetFieldsOf(s),
+    },
+    extra,
+  );
 }
 
 /** A create, update or non-apply patch: the manager takes the fields it changed; never a conflict. */
 export function trackUpdate(s: HandlerScope, live: KubeObject | null, updated: KubeObject): KubeObject | Promise<KubeObject> {
   // Synchronous unless the field manager had to pause (a large object): a small write pays no promise.
-  const r = updateAsync({ ...context(s), live, updated, manager: managerFor(s) }, yieldIfBusy);
+  const r = updateAsync(context(s, { live, updated, manager: managerFor(s) }), yieldIfBusy);
   return r instanceof Promise ? r.then((x) => x.object) : r.object;
 }
 
@@ -68,5 +75,5 @@ export async function serverSideApply(s: HandlerScope, live: KubeObject | null, 
     throw errors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
   }
   const force = queryBool(s.query.force) ?? false;
-  return (await applyAsync({ ...context(s), live, config, manager, force, kind: s.store.def.kind }, yieldIfBusy)).object;
+  return (await applyAsync(context(s, { live, config, manager, force, kind: s.store.def.kind }), yieldIfBusy)).object;
 }

@@ -109,7 +109,8 @@ export class Cacher implements Storage {
   /** kube's cacher: the cached object is the update's first guess (one etcd round trip when it is current). */
   guaranteedUpdate(key: string, o: UpdateOptions): Promise<{ object: KubeObject; created: boolean }> {
     const cached = this.isReady && key.startsWith(this.keyPrefix) ? this.objects.get(key) : undefined;
-    return this.opts.etcd.guaranteedUpdate(key, cached ? { ...o, cachedExisting: cached } : o);
+    // Object.assign, not a spread: V8 gives an object spread, then extended, a hidden class of its own.
+    return this.opts.etcd.guaranteedUpdate(key, cached ? Object.assign({}, o, { cachedExisting: cached }) : o);
   }
 
   delete(key: string, o?: DeleteOptions): Promise<KubeObject> {

@@ -14,10 +14,9 @@ const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\
 
 export const jsonCodec: StorageCodec = {
   encode(obj) {
-    const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
     // kind, apiVersion, metadata first and ObjectMeta in Go order, so every read serialises as kube does.
-    const { kind, apiVersion, metadata: _m, ...rest } = obj;
-    return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: orderObjectMeta(meta), ...rest }));
+    const { kind, apiVersion, metadata, ...rest } = obj;
+    return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: orderObjectMeta(metadata ?? {}, { resourceVersion: undefined }), ...rest }));
   },
   decode(data, revision) {
     const obj = JSON.parse(data.toString('utf8')) as unknown;
@@ -37,6 +36,6 @@ export const jsonCodec: StorageCodec = {
 /** Sets metadata.resourceVersion to the etcd revision (stored objects carry none), ObjectMeta in Go's order. */
 export function stampRevision(obj: KubeObject, revision: bigint): KubeObject {
   const meta = isObject(obj.metadata) ? obj.metadata : {};
-  obj.metadata = orderObjectMeta({ ...meta, resourceVersion: revision.toString() });
+  obj.metadata = orderObjectMeta(meta, { resourceVersion: revision.toString() });
   return obj;
 }

@@ -27,8 +27,8 @@ export interface FeedArgs {
   /** Only keys starting with this are decoded and reported. */
   prefix: string;
   sinceRevision: bigint;
-  /** A value that cannot be read back comes as its CorruptValue (the cache keeps it as such). */
-  decode: (kv: IKeyValue, revision: bigint) => Promise<KubeObject | CorruptValue>;
+  /** A value that cannot be read back comes as its CorruptValue (the cache keeps it as such); at once or as a promise. */
+  decode: (kv: IKeyValue, revision: bigint) => KubeObject | CorruptValue | Promise<KubeObject | CorruptValue>;
   listener: FeedListener;
 }
 
@@ -49,7 +49,10 @@ export function watchKeyspace({ client, prefix, sinceRevision, decode, listener 
       if (rev > newest) newest = rev;
       const key = ev.kv.key.toString();
       if (!key.startsWith(prefix)) continue;
-      if (ev.type === 'Put') out.push({ type: 'PUT', key, revision: rev, object: await decode(ev.kv, rev) });
+      if (ev.type === 'Put') {
+        const object = decode(ev.kv, rev);
+        out.push({ type: 'PUT', key, revision: rev, object: object instanceof Promise ? await object : object });
+      }
       else out.push({ type: 'DELETE', key, revision: rev });
     }
     if (!stopped) listener.events(out, newest);

@@ -112,8 +112,9 @@ export class EtcdStore implements Storage {
       if (await this.readCurrent(key)) throw keyExists(key);
       return obj;
     }
-    const value = await this.transformer.toStorage(plain, key);
-    const lease = await this.leaseFor(key, opts.ttlSeconds);
+    // Without a transformer or a time to live the write's only wait is etcd's answer.
+    const value = this.transformer === identityTransformer ? plain : await this.transformer.toStorage(plain, key);
+    const lease = opts.ttlSeconds ? await this.leaseFor(key, opts.ttlSeconds) : '0';
     assertSendable(key, opts.ctx);
     const resp = await this.call(key, () =>
       this.client.kv.txn({
@@ -346,7 +347,12 @@ export class EtcdStore implements Storage {
 
   /** The watch cache's feed: one etcd watch over the whole keyspace (see etcd-feed.ts). */
   feed(prefix: string, sinceRevision: bigint, listener: FeedListener): Feed {
-    return watchKeyspace({ client: this.client, prefix, sinceRevision, decode: (kv, rev) => this.decodeEntry(kv, rev), listener });
+    // Without a transformer (no encryption at rest) an event's value is decoded as it comes: no promise per event.
+    const decode =
+      this.transformer === identityTransformer
+        ? (kv: IKeyValue, rev: bigint) => this.decodePlain(kv.key.toString(), kv.value, rev)
+        : (kv: IKeyValue, rev: bigint) => this.decodeEntry(kv, rev);
+    return watchKeyspace({ client: this.client, prefix, sinceRevision, decode, listener });
   }
 
   /**
