@@ -321,12 +321,12 @@ describe('failures: the failure policy\'s decision with client-go\'s error', () 
 
   it('retries never outlast the timeout', async () => {
     reply = json(500, { kind: 'Status', status: 'Failure', message: 'busy', reason: 'InternalError', code: 500 });
-    const start = Date.now();
-    const d = await webhook({ timeoutMs: 600, retryBackoff: { initialMs: 200, factor: 1.5, jitter: 0, steps: 5 } }).authorize(attrs());
+    // Posts at 0 and 300 ms; the next wait (3 s) would pass the 2 s deadline, so the backoff gives up
+    // there with the last answer's error instead of sleeping into the deadline. The margins are wide
+    // so that a loaded machine cannot change the outcome.
+    const d = await webhook({ timeoutMs: 2000, retryBackoff: { initialMs: 300, factor: 10, jitter: 0, steps: 5 } }).authorize(attrs());
     expect(d).toEqual({ decision: 'no-opinion', error: 'busy' });
-    expect(Date.now() - start).toBeLessThan(600);
-    expect(seen.length).toBeLessThan(5);
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toHaveLength(2);
   });
 
   it('a slow webhook: `context deadline exceeded` at the timeout, not retried', async () => {
