@@ -279,7 +279,12 @@ export class JwtAuthenticator implements TokenAuthenticator {
         claimMappings: { username: none, groups: none, uid: none, extra: [] },
         userValidationRules: [],
       },
-      { ...this.opts, onFailure: undefined },
+      {
+        ...this.opts,
+        onFailure: undefined,
+        // Logged under the configured issuer: the other one is named only by an endpoint's answer.
+        onInitError: (_, error) => this.opts.onInitError?.(this.issuer, `distributed claims verifier for ${REDACTED}: ${error.split(iss).join(REDACTED)}`),
+      },
     );
     void verifier.start();
     return verifier;
