@@ -4,13 +4,14 @@
  * shows the groups the endpoint gave; an endpoint answer that is expired, signed by a key the issuer
  * never published or issued by another issuer, and an endpoint nobody listens on, each get the
  * client a 401 and a TokenReview kube's reason in status.error, with no endpoint or token value in
- * the log.
+ * the log. @kubernetes/client-node's TokenReview sees the same user.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../support/api-server';
 import { capturingLogger } from '../support/capturing-logger';
+import { apiClient } from '../support/client-node';
 import { freePort } from '../support/free-port';
 import { caBlock, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
 import { useTestEtcd } from '../support/server-fixture';
@@ -97,6 +98,13 @@ test('kubectl auth whoami shows the groups the claims endpoint gave, fetched wit
   expect(r.stderr).toBe('');
   expect(JSON.parse(r.stdout).status.userInfo).toEqual({ username: 'oidc:jane', groups: ['oidc:dev', 'oidc:ops', 'system:authenticated'] });
   expect(sent).toEqual(['Bearer endpoint-secret']);
+});
+
+test("@kubernetes/client-node's TokenReview: the endpoint's groups on the user", async () => {
+  const endpoint = serveClaims('review', () => issuer.sign({ aud: 'kubernetes', groups: 'reviewers' }));
+  const authn = await apiClient(srv, (k8s) => k8s.AuthenticationV1Api);
+  const r = await authn.createTokenReview({ body: { spec: { token: await tokenFor(endpoint, 'reviewed') } } });
+  expect(r.status).toEqual({ authenticated: true, user: { username: 'oidc:reviewed', groups: ['oidc:reviewers', 'system:authenticated'] } });
 });
 
 test('an expired answer, one no published key signed and one of another issuer are refused with kube reasons', async () => {

@@ -283,7 +283,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
         ...this.opts,
         onFailure: undefined,
         // Logged under the configured issuer: the other one is named only by an endpoint's answer.
-        onInitError: (_, error) => this.opts.onInitError?.(this.issuer, `distributed claims verifier for ${REDACTED}: ${error.split(iss).join(REDACTED)}`),
+        onInitError: (_, error) => this.opts.onInitError?.(this.issuer, `distributed claims verifier for ${REDACTED}: ${iss ? error.split(iss).join(REDACTED) : error}`),
       },
     );
     void verifier.start();
