@@ -14,6 +14,8 @@
  *   (one minute's leeway), no `iat` check, the algorithm (RS/ES/PS 256/384/512), and only then the
  *   signature, so a token refused for its claims costs no key fetch; with several audiences
  *   configured kube checks them itself, after the signature (any of them matches).
+ * - With groups mapped by `claim`, a groups claim the token lacks is resolved from its distributed
+ *   claims (jwt-distributed-claims.ts), as kube's claimResolver does.
  * - Then username, groups, uid, extra (plus `authentication.kubernetes.io/credential-id` from
  *   `jti`), the claim+requiredValue rules, the claim validation expressions, the user validation
  *   expressions, in kube's order and with kube's rules.
