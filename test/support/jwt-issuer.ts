@@ -1,9 +1,11 @@
 /**
  * A JWT issuer for tests: HTTPS on 127.0.0.1 with its own generated CA, an OIDC discovery document
  * at `/.well-known/openid-configuration` (unless `wellKnown` is false) and at `/discovery` (for
- * `discoveryURL`), the JWKS at `/jwks`, and tokens signed with jose. Any other path is a 404.
+ * `discoveryURL`), the JWKS at `/jwks`, tokens signed with jose, and any path a test adds with
+ * `serve` (a distributed claims endpoint, say). Any other path is a 404.
  */
 import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +26,8 @@ export interface TestIssuer {
   foreignKey(): Promise<KeyLike>;
   /** Publishes a new signing key (the old one stays in the set). */
   rotate(): Promise<void>;
+  /** Answers requests for `path` (exact, query included) with `handler` from now on. */
+  serve(path: string, handler: (req: IncomingMessage, res: ServerResponse) => void): void;
   stop(): Promise<void>;
 }
 
@@ -38,6 +42,7 @@ export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssu
   };
   await addKey();
   const hits = new Map<string, number>();
+  const handlers = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
   let url = '';
   const server = https.createServer({ cert: certs.cert, key: certs.key }, (req, res) => {
     const p = req.url ?? '';
@@ -47,7 +52,9 @@ export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssu
       res.end(JSON.stringify(v));
     };
     const base = url.slice(0, url.length - (opts.issuerPath ?? '').length);
-    if ((p.endsWith('/.well-known/openid-configuration') && opts.wellKnown !== false) || p === '/discovery') {
+    const handler = handlers.get(p);
+    if (handler) handler(req, res);
+    else if ((p.endsWith('/.well-known/openid-configuration') && opts.wellKnown !== false) || p === '/discovery') {
       json({ issuer: opts.discoveryIssuer ?? url, jwks_uri: `${base}/jwks`, id_token_signing_alg_values_supported: ['RS256'] });
     } else if (p === '/jwks') json({ keys: keys.map((k) => k.jwk) });
     else {
@@ -70,6 +77,7 @@ export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssu
     },
     foreignKey: async () => (await generateKeyPair('RS256')).privateKey,
     rotate: addKey,
+    serve: (p, handler) => void handlers.set(p, handler),
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

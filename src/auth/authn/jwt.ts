@@ -14,6 +14,8 @@
  *   (one minute's leeway), no `iat` check, the algorithm (RS/ES/PS 256/384/512), and only then the
  *   signature, so a token refused for its claims costs no key fetch; with several audiences
  *   configured kube checks them itself, after the signature (any of them matches).
+ * - With groups mapped by `claim`, a groups claim the token lacks is resolved from its distributed
+ *   claims (jwt-distributed-claims.ts), as kube's claimResolver does.
  * - Then username, groups, uid, extra (plus `authentication.kubernetes.io/credential-id` from
  *   `jti`), the claim+requiredValue rules, the claim validation expressions, the user validation
  *   expressions, in kube's order and with kube's rules.
@@ -28,6 +30,7 @@ import type { JWTAuthenticatorConfig, PrefixedClaimOrExpression } from '../../ap
 import { compareGoStrings, goQuote, goQuoteList, goTimeString } from '../../api';
 import { CEL_COST_EXCEEDED, celInput, type CelInput, type CelResultValue } from '../../api/cel';
 import { authenticationFailure, REDACTED, Refusal } from './token-review';
+import { ClaimResolver, claimSourcesRefusal, claimSourcesTypeError, type IdTokenVerifier } from './jwt-distributed-claims';
 import { CREDENTIAL_ID_KEY, type TokenAuthenticator, type UserInfo } from './types';
 
 /** go-oidc's and kube's algorithms for the configuration file (oidc.AllValidSigningAlgorithms). */
@@ -47,6 +50,8 @@ export interface JwtAuthenticatorOptions {
   retryMs?: number;
   /** Clock (seconds since the epoch), for tests. */
   now?: () => number;
+  /** Bounds of a distributed claims endpoint's fetch (tests; defaults in jwt-distributed-claims.ts). */
+  claimFetch?: { timeoutMs?: number; maxBytes?: number };
 }
 
 /** The `aud` claim as a list (a JWT may give one audience as a string); non-strings dropped. */
@@ -177,11 +182,12 @@ function jsonTimeSeconds(v: unknown): number | undefined {
 /**
  * go-oidc's json.Unmarshal of the claims into its idToken: the refusal for a claim it cannot hold
  * (`aud` a string or list of strings; `exp`, `iat`, `nbf` numbers or strings holding one; `sub`,
- * `nonce`, `at_hash` strings). A bad `aud` or time stops the decoding where it stands; a bad string
- * field is reported only when nothing stops it.
+ * `nonce`, `at_hash` strings; `_claim_names`, `_claim_sources` its distributed claims' maps). A bad
+ * `aud` or time stops the decoding where it stands; any other bad field is reported only when
+ * nothing stops it.
  */
 function claimTypesRefusal(claims: Record<string, unknown>): Refusal | undefined {
-  const prefix = 'oidc: verify token: oidc: failed to unmarshal claims: ';
+  const prefix = 'oidc: failed to unmarshal claims: ';
   const typeError = (field: string, v: unknown, type: string): string => `json: cannot unmarshal ${goType(v)} into Go struct field idToken.${field} of type ${type}`;
   let saved: string | undefined;
   for (const [k, v] of Object.entries(claims)) {
@@ -198,6 +204,8 @@ function claimTypesRefusal(claims: Record<string, unknown>): Refusal | undefined
       return new Refusal(prefix + typeError(k, v, 'json.Number'));
     } else if ((k === 'sub' || k === 'nonce' || k === 'at_hash') && v !== null && typeof v !== 'string') {
       saved ??= typeError(k, v, 'string');
+    } else if (k === '_claim_names' || k === '_claim_sources') {
+      saved ??= claimSourcesTypeError(k, v);
     }
   }
   return saved === undefined ? undefined : new Refusal(prefix + saved);
@@ -216,7 +224,7 @@ function protectedHeader(token: string): Record<string, unknown> | undefined {
 }
 
 /** go-oidc's refusal when no key verifies the signature (a key fetch failing has its own). */
-const BAD_SIGNATURE = 'oidc: verify token: failed to verify signature: failed to verify id token signature';
+const BAD_SIGNATURE = 'failed to verify signature: failed to verify id token signature';
 
 /** Whether a key of `keys` verifies the token's signature (by `kid` when it names one). */
 async function verifiesWith(token: string, keys: ReturnType<typeof createLocalJWKSet>): Promise<boolean> {
@@ -239,12 +247,49 @@ export class JwtAuthenticator implements TokenAuthenticator {
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly now: () => number;
+  /** kube resolves the groups claim from distributed claims only when groups are mapped by claim. */
+  private readonly resolver: ClaimResolver | undefined;
 
   constructor(
     readonly config: JWTAuthenticatorConfig,
     private readonly opts: JwtAuthenticatorOptions = {},
   ) {
     this.now = opts.now ?? (() => Date.now() / 1000);
+    const groupsClaim = config.claimMappings.groups.claim;
+    if (groupsClaim !== '') {
+      this.resolver = new ClaimResolver(groupsClaim, {
+        issuer: config.issuer.url,
+        own: this,
+        verifierFor: (iss) => this.otherIssuer(iss),
+        ca: config.issuer.certificateAuthority || undefined,
+        ...(opts.claimFetch ?? {}),
+      });
+    }
+  }
+
+  /**
+   * A verifier of another issuer named by a distributed claims endpoint's answer: its own discovery
+   * at `<iss>/.well-known/openid-configuration` (no discoveryURL), this one's CA and audiences.
+   */
+  private otherIssuer(iss: string): IdTokenVerifier {
+    const { certificateAuthority, audiences, audienceMatchPolicy } = this.config.issuer;
+    const none = { claim: '', expression: '' };
+    const verifier = new JwtAuthenticator(
+      {
+        issuer: { url: iss, certificateAuthority, audiences, audienceMatchPolicy },
+        claimValidationRules: [],
+        claimMappings: { username: none, groups: none, uid: none, extra: [] },
+        userValidationRules: [],
+      },
+      {
+        ...this.opts,
+        onFailure: undefined,
+        // Logged under the configured issuer: the other one is named only by an endpoint's answer.
+        onInitError: (_, error) => this.opts.onInitError?.(this.issuer, `distributed claims verifier for ${REDACTED}: ${iss ? error.split(iss).join(REDACTED) : error}`),
+      },
+    );
+    void verifier.start();
+    return verifier;
   }
 
   get issuer(): string {
@@ -272,6 +317,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
   close(): void {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.resolver?.close();
   }
 
   private async loadKeys(): Promise<void> {
@@ -326,18 +372,26 @@ export class JwtAuthenticator implements TokenAuthenticator {
     try {
       await this.refreshing;
     } catch (le) {
-      throw new Refusal(`oidc: verify token: failed to verify signature: fetching keys ${(le as Error).message}`);
+      throw new Refusal(`failed to verify signature: fetching keys ${(le as Error).message}`);
     }
     if (!this.keys || !(await verifiesWith(token, this.keys))) throw new Refusal(BAD_SIGNATURE);
   }
 
-  /** go-oidc's IDTokenVerifier.Verify and kube's audience check, in their order. */
-  private async verifyToken(token: string, claims: Record<string, unknown>): Promise<void> {
+  /** Whether the issuer's keys are in (before that, every token for it is refused). */
+  get initialized(): boolean {
+    return this.keys !== undefined;
+  }
+
+  /**
+   * go-oidc's IDTokenVerifier.Verify and kube's audience check, in their order, for a token of this
+   * issuer or an answer of a distributed claims endpoint; Refusals in go-oidc's wording, unprefixed.
+   */
+  async verifyIdToken(token: string, claims: Record<string, unknown>): Promise<void> {
     const keys = this.keys;
     if (!keys) throw new Refusal('oidc: authenticator not initialized');
     const header = protectedHeader(token);
-    if (!header) throw new Refusal('oidc: verify token: oidc: malformed jwt: the protected header is not base64url-encoded JSON');
-    const typeRefusal = claimTypesRefusal(claims);
+    if (!header) throw new Refusal('oidc: malformed jwt: the protected header is not base64url-encoded JSON');
+    const typeRefusal = claimTypesRefusal(claims) ?? claimSourcesRefusal(claims);
     if (typeRefusal) throw typeRefusal;
     // go-oidc's audience type (the types are checked above): null is one empty audience, as is a null in the list.
     const aud = claims.aud === null ? [''] : Array.isArray(claims.aud) ? claims.aud.map((a: unknown) => (typeof a === 'string' ? a : '')) : audienceClaim(claims);
@@ -345,34 +399,43 @@ export class JwtAuthenticator implements TokenAuthenticator {
     // One audience: go-oidc's ClientID check, before the times. Several: kube's own, after the signature.
     const clientId = audiences.length === 1 ? (audiences[0] as string) : undefined;
     if (clientId !== undefined && !aud.includes(clientId)) {
-      const text = (got: string): string => `oidc: verify token: oidc: expected audience ${goQuote(clientId)} got ${got}`;
+      const text = (got: string): string => `oidc: expected audience ${goQuote(clientId)} got ${got}`;
       throw new Refusal(text(goQuoteList(aud)), text(REDACTED));
     }
     const now = this.now();
     const exp = jsonTimeSeconds(claims.exp) ?? ZERO_TIME_S;
     if (exp < now) {
-      const text = (expiry: string): string => `oidc: verify token: oidc: token is expired (Token Expiry: ${expiry})`;
+      const text = (expiry: string): string => `oidc: token is expired (Token Expiry: ${expiry})`;
       throw new Refusal(text(goUnixTime(exp)), text(REDACTED));
     }
     const nbf = jsonTimeSeconds(claims.nbf);
     if (nbf !== undefined && now + NBF_LEEWAY_S < nbf) {
-      const text = (notBefore: string): string => `oidc: verify token: oidc: current time ${goUnixTime(now)} before the nbf (not before) time: ${notBefore}`;
+      const text = (notBefore: string): string => `oidc: current time ${goUnixTime(now)} before the nbf (not before) time: ${notBefore}`;
       throw new Refusal(text(goUnixTime(nbf)), text(REDACTED));
     }
     const alg = typeof header.alg === 'string' ? header.alg : '';
     if (!validSigningAlgorithms.includes(alg)) {
-      const text = (got: string): string => `oidc: verify token: oidc: id token signed with unsupported algorithm, expected ${goQuoteList(validSigningAlgorithms)} got ${got}`;
+      const text = (got: string): string => `oidc: id token signed with unsupported algorithm, expected ${goQuoteList(validSigningAlgorithms)} got ${got}`;
       throw new Refusal(text(goQuote(alg)), text(REDACTED));
     }
     await this.verifySignature(token, keys);
     if (clientId === undefined && !aud.some((a) => audiences.includes(a))) {
-      const text = (got: string): string => `oidc: verify token: oidc: expected audience in ${goQuoteList(audiences.sort(compareGoStrings))} got ${got}`;
+      const text = (got: string): string => `oidc: expected audience in ${goQuoteList(audiences.sort(compareGoStrings))} got ${got}`;
       throw new Refusal(text(goQuoteList(aud)), text(REDACTED));
     }
   }
 
-  private async verify(token: string, claims: Record<string, unknown>): Promise<UserInfo> {
-    await this.verifyToken(token, claims);
+  private async verify(token: string, verified: Record<string, unknown>): Promise<UserInfo> {
+    if (!this.keys) throw new Refusal('oidc: authenticator not initialized');
+    try {
+      await this.verifyIdToken(token, verified);
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      throw new Refusal(`oidc: verify token: ${e.message}`, `oidc: verify token: ${e.logged}`);
+    }
+    // A resolved distributed claim goes into a copy: the token's own claims stay as they were.
+    const claims = this.resolver ? { ...verified } : verified;
+    await this.resolver?.expand(claims);
 
     // The claims as CEL sees them, converted once for every expression (and only if one runs).
     let converted: CelInput | undefined;
