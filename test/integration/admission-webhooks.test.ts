@@ -467,6 +467,75 @@ test('serviceaccounts/token is reviewed as what it is: an authentication.k8s.io/
   });
 });
 
+describe('a generated name already taken (kube 1.32 RetryGenerateName)', () => {
+  /**
+   * A validating webhook that, before allowing, takes the name the review carries (an unlabelled
+   * ConfigMap no webhook selects): the create it reviews then collides, deterministically.
+   */
+  const takeNameThenAllow = (times: number) => async (r: AdmissionReviewRequest, call: number) => {
+    if (call <= times) {
+      const taken = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: r.request.name } } });
+      expect(taken.status).toBe(201);
+    }
+    return { allowed: true };
+  };
+  const generated = (label: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'retry-', labels: { case: label } }, data: { a: '1' } });
+  const hooksFor = async (label: string, validatingPath: string) => {
+    await applyWebhooks('Mutating', `gen-${label}`, [webhook('mutate.webhooks.test', '/mutate', { objectSelector: { matchLabels: { case: label } } })]);
+    await applyWebhooks('Validating', `gen-${label}`, [webhook('take.webhooks.test', validatingPath, { objectSelector: { matchLabels: { case: label } } })]);
+  };
+  const mutatingReviews = (label: string) => hooks.reviews('/mutate').filter((r) => r.request.object?.metadata?.labels?.case === label);
+
+  test('the store’s create runs again with a new name: validating admission sees each attempt, mutating admission the request once', async () => {
+    hooks.on('/take-once', takeNameThenAllow(1));
+    await hooksFor('gen-once', '/take-once');
+    const r = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: generated('gen-once') });
+    expect(r.status).toBe(201);
+    const attempts = hooks.reviews('/take-once');
+    expect(attempts).toHaveLength(2);
+    const [first, second] = attempts.map((a) => a.request);
+    // Each attempt is a new object: its own generated name, uid and the mutation made once before.
+    expect(first!.name).toMatch(/^retry-[a-z0-9]{5}$/);
+    expect(second!.name).toMatch(/^retry-[a-z0-9]{5}$/);
+    expect(second!.name).not.toBe(first!.name);
+    expect(second!.object.metadata.uid).not.toBe(first!.object.metadata.uid);
+    for (const a of [first!, second!]) expect(a.object.metadata.labels).toEqual({ case: 'gen-once', 'mutated-by': 'test-webhook' });
+    expect(r.json().metadata).toMatchObject({ name: second!.name, uid: second!.object.metadata.uid, labels: { 'mutated-by': 'test-webhook' } });
+    // kube's handler runs mutating admission once, before the store's retries.
+    expect(mutatingReviews('gen-once')).toHaveLength(1);
+    expect(mutatingReviews('gen-once')[0]!.request.name).toBeUndefined();
+    // The name the webhook took holds its own object, unchanged.
+    expect((await srv.request('GET', `/api/v1/namespaces/hooked/configmaps/${first!.name}`)).json().metadata.labels).toBeUndefined();
+  });
+
+  test('eight attempts in all, then the generated-name conflict of the last one (409, retry after 1 s)', async () => {
+    hooks.on('/take-always', takeNameThenAllow(Infinity));
+    await hooksFor('gen-always', '/take-always');
+    const r = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: generated('gen-always') });
+    const attempts = hooks.reviews('/take-always').map((a) => a.request.name);
+    expect(attempts).toHaveLength(8);
+    expect(new Set(attempts).size).toBe(8);
+    expect({ status: r.status, body: r.json() }).toEqual({
+      status: 409,
+      body: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `configmaps "${attempts[7]}" already exists, the server was not able to generate a unique name for the object`,
+        reason: 'AlreadyExists',
+        details: { name: attempts[7], kind: 'configmaps', retryAfterSeconds: 1 },
+        code: 409,
+      },
+    });
+    expect(mutatingReviews('gen-always')).toHaveLength(1);
+    // A dry run collides as a write would (the name is read) and is retried the same way.
+    const dry = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps?dryRun=All', { body: generated('gen-always') });
+    expect(dry.status).toBe(409);
+    expect(hooks.reviews('/take-always')).toHaveLength(16);
+  });
+});
+
 test('a patch that makes the object invalid: the registry’s own 422', async () => {
   hooks.on('/invalidate', () => ({ allowed: true, patchType: 'JSONPatch', patch: b64([{ op: 'add', path: '/metadata/labels', value: { 'not a key!': 'v' } }]) }));
   await applyWebhooks('Mutating', 'invalidate', [webhook('invalidate.webhooks.test', '/invalidate', { objectSelector: { matchLabels: { case: 'invalidate' } } })]);
