@@ -9,6 +9,7 @@
  * the request's deadline, Retry-After answers and the User-Agent. Every webhook is limited to namespaces labelled
  * `webhooks: on`, so nothing else the server writes reaches it.
  */
+import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { startAdmissionWebhookServer, addLabelsPatch, type AdmissionReviewRequest, type AdmissionWebhookServer } from '../support/admission-webhook-server';
@@ -560,6 +561,66 @@ test('the call is bounded by the request’s own deadline, which `?timeout=` tel
   const slow = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps?timeout=1s', { body: JSON.parse(configMap('dl3', { case: 'deadline' })) });
   expect(slow.status).toBe(504);
   expect((await srv.kubectl(['get', 'configmap', 'dl3', '-n', 'hooked'])).code).toBe(1);
+});
+
+describe('a client gone while a webhook call is in flight', () => {
+  /** A webhook that holds every review until its caller closes the connection, and says when each arrived and when it closed. */
+  const holding = (path: string) => {
+    const arrived: Array<() => void> = [];
+    const closed: Array<() => void> = [];
+    const arrival = new Promise<void>((r) => arrived.push(r));
+    const closing = new Promise<void>((r) => closed.push(r));
+    hooks.on(path, async (_r, _n, exchange) => {
+      arrived.forEach((r) => r());
+      await exchange.closed;
+      closed.forEach((r) => r());
+      return { allowed: true };
+    });
+    return { arrival, closing };
+  };
+  const body = (name: string, label: string) => Buffer.from(configMap(name, { case: label }));
+
+  // Without the abort the webhook would see its connection close only at its 30 s timeout, past this test's own time.
+  test.each([
+    ['HTTP/1.1 connection closed', 'Mutating', 'Fail'],
+    ['HTTP/2 stream reset', 'Validating', 'Ignore'],
+  ] as const)(
+    '%s: the %s webhook’s call (failurePolicy %s) is cut off, its connection closed; nothing is stored',
+    async (how, kind, policy) => {
+      const label = `gone-${kind.toLowerCase()}`;
+      const name = `gone-${kind.toLowerCase()}`;
+      const path = `/hold-${kind.toLowerCase()}`;
+      const hold = holding(path);
+      await applyWebhooks(kind, label, [webhook('hold.webhooks.test', path, { timeoutSeconds: 30, failurePolicy: policy, objectSelector: { matchLabels: { case: label } } })]);
+      const target = '/api/v1/namespaces/hooked/configmaps';
+      const payload = body(name, label);
+      const headers = { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json', 'content-length': String(payload.length) };
+      if (how.startsWith('HTTP/1.1')) {
+        const req = https.request(`${srv.url}${target}`, { method: 'POST', headers, ca: srv.caCert });
+        req.on('error', () => undefined);
+        req.end(payload);
+        await hold.arrival;
+        req.destroy();
+      } else {
+        const session = http2.connect(srv.url, { ca: srv.caCert });
+        session.on('error', () => undefined);
+        try {
+          const stream = session.request({ ':method': 'POST', ':path': target, ...headers });
+          stream.on('error', () => undefined);
+          stream.end(payload);
+          await hold.arrival;
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+          await hold.closing;
+        } finally {
+          session.close();
+        }
+      }
+      await hold.closing;
+      expect(hooks.reviews(path).map((r) => r.request.name)).toEqual([name]);
+      expect((await srv.request('GET', `${target}/${name}`)).status).toBe(404);
+    },
+    20_000,
+  );
 });
 
 test('a denial’s own status word other than Success is kept', async () => {
