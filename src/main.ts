@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import winston from 'winston';
 import { help, parseFlags, usage, FeatureGateError, FeatureGates, FlagError, ServerConfig } from './config';
 import { TokenAuthenticator, TokenFileAuthenticator, anonymousForFlag, loadClientCaFile, parseCaBundle, staticTokenAuthenticator } from './auth';
+import { newAdmissionPlugins, type AdmissionSettings, type AdmissionSetup } from './admission';
 import { EmbeddedEtcd, EmbeddedEtcdEndpoints } from './server/embedded-etcd';
 import { authenticationChain } from './server/authentication-chain';
 import { watchClientCaFile } from './server/client-ca-file';
@@ -108,6 +109,22 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     authenticationConfig?.close();
     throw e;
   }
+  // Admission as kube applies it before storage: the plugin names, --admission-control-config-file
+  // and every plugin's own configuration are judged before etcd is started or reached.
+  const admissionSettings = {
+    enable: config.enableAdmissionPlugins,
+    disable: config.disableAdmissionPlugins,
+    configFile: config.admissionControlConfigFile,
+    defaultTolerationSeconds: { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds },
+  };
+  let admission: AdmissionSettings & { setup: AdmissionSetup; defaultTolerationSeconds: { notReady: number; unreachable: number } };
+  try {
+    admission = { ...admissionSettings, setup: newAdmissionPlugins().configure(admissionSettings) };
+  } catch (e) {
+    authenticationConfig?.close();
+    authorization.close();
+    throw e;
+  }
   let etcd: EmbeddedEtcd | undefined;
   let etcdStarted: Promise<EmbeddedEtcdEndpoints> | undefined;
   if (config.etcdServers.length === 0) {
@@ -117,14 +134,6 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
   const { app, certs: certsModule, kubeconfig, registry, schema, protobuf: protobufModule, storageStack } = loadServingModules();
   // kube validates --runtime-config with the other options: refused before anything waits on etcd.
   registry.resolveRuntimeConfig(config.runtimeConfig, registry.builtinResources);
-  // So are the admission plugin names and --admission-control-config-file.
-  const admission = {
-    enable: config.enableAdmissionPlugins,
-    disable: config.disableAdmissionPlugins,
-    configFile: config.admissionControlConfigFile,
-    defaultTolerationSeconds: { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds },
-  };
-  app.checkAdmissionOptions(admission);
   // --client-ca-file is read as kube applies its options: a file that cannot be used fails before etcd is awaited.
   const clientCaFile = config.clientCaFile ? await loadClientCaFile(config.clientCaFile) : undefined;
 

@@ -27,6 +27,19 @@ import { kubeAdmissionPluginOrder, kubeDefaultOnAdmissionPlugins } from './plugi
  */
 export type PluginFactory = (config: ConfigSource | undefined, deps: AdmissionDeps) => AdmissionPlugin | null;
 
+/**
+ * A plugin made in kube's two steps. `readConfig` is what kube's factory does with the plugin's
+ * configuration (decode, validate, load the files it names; throws as a PluginFactory does): the
+ * registry runs it in `configure`, before anything starts, so a refused configuration stops the
+ * start before etcd is reached. `build` makes the plugin from what it returned and the server's
+ * dependencies (kube's initializers), once the server exists. A plugin that reads a configuration
+ * registers this form.
+ */
+export interface StagedPluginFactory<C> {
+  readConfig(config: ConfigSource | undefined): C;
+  build(config: C, deps: AdmissionDeps): AdmissionPlugin | null;
+}
+
 /** Where the named plugin's configuration is, or undefined (kube's ConfigProvider.ConfigFor). */
 export type ConfigProvider = (name: string) => ConfigSource | undefined;
 
@@ -64,10 +77,13 @@ export interface AdmissionSettings extends EnableOptions {
   configFile?: string;
 }
 
-/** What the plugins are and where their configurations are (Plugins.configure). */
+/** What the plugins are, where their configurations are and what each plugin read of its own (Plugins.configure). */
 export interface AdmissionSetup {
+  /** The enabled plugins, in plugin order. */
   names: string[];
   configFor: ConfigProvider;
+  /** What each enabled plugin's `readConfig` returned (a plain factory's: its ConfigSource). */
+  configs: ReadonlyMap<string, unknown>;
 }
 
 const kubePlugins: ReadonlySet<string> = new Set(kubeAdmissionPluginOrder);
@@ -86,8 +102,14 @@ function located(message: string, source: ConfigSource | undefined, e: unknown):
   return `${message} (in "${source.path}"${at ? ` at ${at}` : ''})`;
 }
 
+/** A plain factory as the staged form: it reads nothing ahead and gets its source when built. */
+function staged(factory: PluginFactory | StagedPluginFactory<unknown>): StagedPluginFactory<unknown> {
+  if (typeof factory !== 'function') return factory;
+  return { readConfig: (config) => config, build: (config, deps) => factory(config as ConfigSource | undefined, deps) };
+}
+
 export class Plugins {
-  private readonly factories = new Map<string, PluginFactory>();
+  private readonly factories = new Map<string, StagedPluginFactory<unknown>>();
   private readonly order: readonly string[];
   private readonly rank: ReadonlyMap<string, number>;
   private readonly defaultOn: ReadonlySet<string>;
@@ -99,11 +121,11 @@ export class Plugins {
   }
 
   /** Registers a plugin's factory under its name (kube: Plugins.Register). */
-  register(name: string, factory: PluginFactory): void {
+  register<C>(name: string, factory: PluginFactory | StagedPluginFactory<C>): void {
     if (!name) throw new Error('an admission plugin needs a name');
     if (this.factories.has(name)) throw new Error(`admission plugin "${name}" was registered twice`);
     if (!this.rank.has(name)) throw new Error(`admission plugin "${name}" has no place in the plugin order`);
-    this.factories.set(name, factory);
+    this.factories.set(name, staged(factory as PluginFactory | StagedPluginFactory<unknown>));
   }
 
   /** The registered names, sorted (kube: Plugins.Registered). */
@@ -157,28 +179,44 @@ export class Plugins {
   }
 
   /**
-   * kube's AdmissionOptions.Validate and the first half of its ApplyTo, what can be judged before
-   * anything starts: the enabled plugins (flag errors as enabledPluginNames words them) and where
-   * each one's configuration is (`failed to apply admission: failed to read plugin config: …` when
-   * the AdmissionConfiguration cannot be read).
+   * kube's AdmissionOptions.Validate and ApplyTo up to the plugins' dependencies, everything that
+   * can be judged before anything starts: the enabled plugins (flag errors as enabledPluginNames
+   * words them), where each one's configuration is (`failed to apply admission: failed to read
+   * plugin config: …` when the AdmissionConfiguration cannot be read), and each plugin's own
+   * reading of it (`failed to apply admission: couldn't init admission plugin "<name>": …`).
    */
   configure(opts: AdmissionSettings = {}): AdmissionSetup {
     const names = this.enabledPluginNames(opts);
+    let configFor: ConfigProvider;
     try {
-      return { names, configFor: readAdmissionConfiguration(names, opts.configFile) };
+      configFor = readAdmissionConfiguration(names, opts.configFile);
     } catch (e) {
       throw new Error(`failed to apply admission: failed to read plugin config: ${errorMessage(e)}`, { cause: e });
     }
+    const configs = new Map<string, unknown>();
+    try {
+      for (const name of names) configs.set(name, this.readConfig(name, configFor(name)));
+    } catch (e) {
+      throw new Error(`failed to apply admission: ${errorMessage(e)}`, { cause: e });
+    }
+    return { names, configFor, configs };
   }
 
   /**
-   * kube's AdmissionOptions.ApplyTo: `configure`, then the chain of the enabled plugins
-   * (newFromPlugins), its errors after kube's `failed to apply admission: `.
+   * kube's AdmissionOptions.ApplyTo: `configure`, then the chain of the enabled plugins, its errors
+   * after kube's `failed to apply admission: `.
    */
   apply(opts: AdmissionSettings = {}, deps: AdmissionDeps = {}): AdmissionChain {
-    const { names, configFor } = this.configure(opts);
+    return this.applyConfigured(this.configure(opts), deps);
+  }
+
+  /**
+   * The chain of a setup `configure` returned (on this registry, or one with the same plugins
+   * registered): the configurations are not read again. Errors as `apply`'s.
+   */
+  applyConfigured(setup: AdmissionSetup, deps: AdmissionDeps = {}): AdmissionChain {
     try {
-      return this.newFromPlugins(names, configFor, deps);
+      return this.chainOf(this.ordered(setup.names).map((name) => [name, setup.configs.get(name), setup.configFor(name)]), deps);
     } catch (e) {
       throw new Error(`failed to apply admission: ${errorMessage(e)}`, { cause: e });
     }
@@ -186,19 +224,37 @@ export class Plugins {
 
   /**
    * Builds the chain of the named plugins, in plugin order whatever the order of `names` (kube:
-   * Plugins.NewFromPlugins): each factory gets its plugin's configuration and the dependencies.
+   * Plugins.NewFromPlugins): each factory reads its plugin's configuration and gets the dependencies.
    */
   newFromPlugins(names: Iterable<string>, configFor: ConfigProvider | Readonly<Record<string, ConfigSource>> = {}, deps: AdmissionDeps = {}): AdmissionChain {
     const configOf: ConfigProvider = typeof configFor === 'function' ? configFor : (n) => (Object.hasOwn(configFor, n) ? configFor[n] : undefined);
+    return this.chainOf(
+      this.ordered(names).map((name) => {
+        const source = configOf(name);
+        return [name, this.readConfig(name, source), source];
+      }),
+      deps,
+    );
+  }
+
+  /** A plugin's factory run on its configuration; errors as kube's `couldn't init admission plugin`. */
+  private readConfig(name: string, source: ConfigSource | undefined): unknown {
+    try {
+      return (this.factories.get(name) as StagedPluginFactory<unknown>).readConfig(source);
+    } catch (e) {
+      throw new Error(`couldn't init admission plugin "${name}": ${located(errorMessage(e), source, e)}`, { cause: e });
+    }
+  }
+
+  /** The chain of plugins already ordered, each built from what it read of its configuration (from `source`). */
+  private chainOf(entries: Array<[name: string, config: unknown, source: ConfigSource | undefined]>, deps: AdmissionDeps): AdmissionChain {
     const plugins: AdmissionPlugin[] = [];
-    for (const name of this.ordered(names)) {
-      const factory = this.factories.get(name) as PluginFactory;
-      const config = configOf(name);
+    for (const [name, config, source] of entries) {
       let plugin: AdmissionPlugin | null;
       try {
-        plugin = factory(config, deps);
+        plugin = (this.factories.get(name) as StagedPluginFactory<unknown>).build(config, deps);
       } catch (e) {
-        throw new Error(`couldn't init admission plugin "${name}": ${located(errorMessage(e), config, e)}`, { cause: e });
+        throw new Error(`couldn't init admission plugin "${name}": ${located(errorMessage(e), source, e)}`, { cause: e });
       }
       if (!plugin) continue;
       if (plugin.name !== name) throw new Error(`admission plugin "${name}" was built with the name "${plugin.name}"`);

@@ -22,6 +22,11 @@ export interface CallContext {
    * closed the connection or reset the HTTP/2 stream before the answer was complete (canceled).
    */
   ended?: ContextEnd;
+  /**
+   * What `contextSignal` hands out, made the first time something waits on the context's end (an
+   * admission webhook's call in flight); `endContext` aborts it. Absent for most requests.
+   */
+  endSignal?: AbortController;
 }
 
 export interface RequestContext extends CallContext {
@@ -74,9 +79,30 @@ export function contextError(ctx: CallContext): ContextEnd | undefined {
   return at !== undefined && performance.now() >= at ? 'context deadline exceeded' : undefined;
 }
 
+/**
+ * Marks the context done (kube: its cancel func, or its deadline's timer), once: the first reason
+ * stays. Whatever waits on `contextSignal` is aborted with that reason.
+ */
+export function endContext(ctx: CallContext, why: ContextEnd): void {
+  if (ctx.ended !== undefined) return;
+  ctx.ended = why;
+  ctx.endSignal?.abort(why);
+}
+
+/**
+ * The context's end as an AbortSignal (kube: ctx.Done()), its reason Go's ctx.Err() text: already
+ * aborted when the context is done, else aborted by `endContext`. For work that can be cut off
+ * mid-way (an outgoing HTTP call); a write checks `contextError` before it is sent instead.
+ */
+export function contextSignal(ctx: CallContext): AbortSignal {
+  const done = contextError(ctx);
+  if (done) return AbortSignal.abort(done);
+  return (ctx.endSignal ??= new AbortController()).signal;
+}
+
 /** Records that something timed to the request's deadline ran out: the deadline has passed, whatever the clock says. */
 export function deadlineReached(ctx: CallContext): void {
-  ctx.ended ??= 'context deadline exceeded';
+  endContext(ctx, 'context deadline exceeded');
 }
 
 /**
@@ -85,11 +111,21 @@ export function deadlineReached(ctx: CallContext): void {
  */
 export function withNamespace<T extends RequestContext>(ctx: T, namespace: string): T {
   const child: T = { ...ctx, namespace };
-  Object.defineProperty(child, 'ended', {
-    enumerable: true,
-    get: () => ctx.ended,
-    set: (v: ContextEnd | undefined) => {
-      ctx.ended = v;
+  Object.defineProperties(child, {
+    ended: {
+      enumerable: true,
+      get: () => ctx.ended,
+      set: (v: ContextEnd | undefined) => {
+        ctx.ended = v;
+      },
+    },
+    // One end for both: a signal handed out through either is aborted when the request ends.
+    endSignal: {
+      enumerable: true,
+      get: () => ctx.endSignal,
+      set: (v: AbortController | undefined) => {
+        ctx.endSignal = v;
+      },
     },
   });
   return child;

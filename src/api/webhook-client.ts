@@ -11,6 +11,9 @@
  *   the code); a transport failure is Go's wording (`dial tcp …: connect: connection refused`), a
  *   deadline `context deadline exceeded`; each says whether kube's DefaultShouldRetry retries it.
  *   `postWithRetry` retries with kube's backoff but never past the deadline of the first attempt.
+ * - `post` takes the caller's context as an AbortSignal (its reason Go's ctx.Err() text): when it
+ *   aborts, the call in flight is cut off and its connection closed, as Go's transport does on a
+ *   done request context (`Post "…": context canceled`), and no retry follows.
  * - client-go's own retry of a 429 or 5xx answer carrying an integer `Retry-After` header (its
  *   Request.maxRetries, 10 by default): the same POST again after that many seconds, within the
  *   same deadline. On unless a client is made with `retryAfterAnswers: false` (every webhook
@@ -81,6 +84,29 @@ function deadlineExceeded(where: string): WebhookCallError {
   const e = new WebhookCallError(`${where}: context deadline exceeded`, false);
   e.deadlineExceeded = true;
   return e;
+}
+
+/**
+ * The failure of a call cut off because the caller's context ended (`signal`'s reason: Go's
+ * ctx.Err() text), worded as Go's url.Error; never retried.
+ */
+function contextEnded(where: string, signal: AbortSignal): WebhookCallError {
+  if (signal.reason === 'context deadline exceeded') return deadlineExceeded(where);
+  return new WebhookCallError(`${where}: context canceled`, false);
+}
+
+/** Waits `ms`, or resolves early when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** client-go's retryAfterSeconds: the Retry-After header read by Go's strconv.Atoi; undefined when it does not parse. */
@@ -337,15 +363,17 @@ export class WebhookClient {
   /**
    * One POST, bounded by `timeoutMs`; `urlTimeoutMs` is what `?timeout=` says (default the same).
    * With `retryAfterAnswers`, an answer asking to retry later is posted again (client-go's retry),
-   * every attempt within the same `timeoutMs`. Rejects with WebhookCallError worded as client-go's
-   * url.Error / StatusError.
+   * every attempt within the same `timeoutMs`. `signal` is the caller's context (kube's request
+   * context): when it aborts, the call in flight is cut off, its connection closed, and nothing is
+   * posted again. Rejects with WebhookCallError worded as client-go's url.Error / StatusError.
    */
-  async post(body: string, timeoutMs: number, urlTimeoutMs = timeoutMs): Promise<WebhookAnswer> {
-    if (this.opts.retryAfterAnswers === false) return this.attempt(body, timeoutMs, urlTimeoutMs);
+  async post(body: string, timeoutMs: number, urlTimeoutMs = timeoutMs, signal?: AbortSignal): Promise<WebhookAnswer> {
+    if (this.opts.retryAfterAnswers === false) return this.attempt(body, timeoutMs, urlTimeoutMs, signal);
     const deadline = performance.now() + timeoutMs;
+    const where = (): string => `Post ${JSON.stringify(requestUrl(this.server, urlTimeoutMs).toString())}`;
     for (let retries = 0; ; retries++) {
       try {
-        return await this.attempt(body, Math.max(1, deadline - performance.now()), urlTimeoutMs);
+        return await this.attempt(body, Math.max(1, deadline - performance.now()), urlTimeoutMs, signal);
       } catch (e) {
         if (!(e instanceof WebhookCallError) || e.clientRetryWaitMs === undefined || retries >= clientMaxRetries) throw e;
         const wait = Math.max(0, e.clientRetryWaitMs);
@@ -353,16 +381,18 @@ export class WebhookClient {
         // client-go sleeps the whole wait, then its request fails on the expired context: the same
         // error, told here when the deadline comes rather than after the wait.
         if (wait >= left) {
-          await new Promise((r) => setTimeout(r, Math.max(0, left)));
-          throw deadlineExceeded(`Post ${JSON.stringify(requestUrl(this.server, urlTimeoutMs).toString())}`);
+          await pause(Math.max(0, left), signal);
+          if (signal?.aborted) throw contextEnded(where(), signal);
+          throw deadlineExceeded(where());
         }
-        await new Promise((r) => setTimeout(r, wait));
+        await pause(wait, signal);
+        if (signal?.aborted) throw contextEnded(where(), signal);
       }
     }
   }
 
   /** One attempt of `post`. */
-  private async attempt(body: string, timeoutMs: number, urlTimeoutMs: number): Promise<WebhookAnswer> {
+  private async attempt(body: string, timeoutMs: number, urlTimeoutMs: number, signal?: AbortSignal): Promise<WebhookAnswer> {
     const u = requestUrl(this.server, urlTimeoutMs);
     const host = u.host.includes(':') ? u.host : `${u.hostname}:${u.protocol === 'http:' ? 80 : 443}`;
     const where = (m: string): string => `Post ${JSON.stringify(u.toString())}: ${m}`;
@@ -375,6 +405,8 @@ export class WebhookClient {
       'Content-Length': String(Buffer.byteLength(body)),
     };
     const token = await this.bearerToken();
+    // Go's client fails a request whose context is done before it dials.
+    if (signal?.aborted) throw contextEnded(`Post ${JSON.stringify(u.toString())}`, signal);
     if (token) headers.Authorization = `Bearer ${token}`;
     else if (c.username !== undefined || c.password !== undefined) {
       headers.Authorization = `Basic ${Buffer.from(`${c.username ?? ''}:${c.password ?? ''}`).toString('base64')}`;
@@ -387,9 +419,12 @@ export class WebhookClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
         req.destroy();
         reject(e);
       };
+      // The caller's context ended: the connection is closed under the call (the webhook sees it go).
+      const aborted = (): void => fail(contextEnded(`Post ${JSON.stringify(u.toString())}`, signal!));
       const req = transport.request(u, { method: 'POST', agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -406,6 +441,7 @@ export class WebhookClient {
               if (settled) return;
               settled = true;
               clearTimeout(timer);
+              signal?.removeEventListener('abort', aborted);
               resolve(answer);
             },
             (e: unknown) => fail(e instanceof WebhookCallError ? e : new WebhookCallError(e instanceof Error ? e.message : String(e), false)),
@@ -413,6 +449,7 @@ export class WebhookClient {
         });
       });
       const timer = setTimeout(() => fail(deadlineExceeded(`Post ${JSON.stringify(u.toString())}`)), timeoutMs);
+      signal?.addEventListener('abort', aborted, { once: true });
       req.on('error', (e: NodeJS.ErrnoException) => {
         const t = transportError(e, host);
         fail(new WebhookCallError(where(t.message), t.retry));

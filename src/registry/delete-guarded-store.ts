@@ -5,6 +5,7 @@
  * wrapper, so a collection delete is not asked.
  */
 import type { KubeList } from '../api';
+import { withNamespace } from '../api/request-context';
 import type { RequestContext } from './context';
 import { type DeleteOptions, type DeleteResult, GenericStore } from './generic-store';
 import type { ListQuery } from './list-options';
@@ -24,9 +25,9 @@ export class DeleteGuardedStore extends GenericStore {
   }
 
   override async deleteCollection(ctx: RequestContext, query: ListQuery, opts: DeleteOptions): Promise<KubeList> {
-    // The copies share the request's warnings and audit annotations.
+    // The copies share the request's warnings and audit annotations, and end with it.
     ctx.auditAnnotations ??= new Map();
-    const marked: MarkedContext = { ...ctx, [inCollection]: true };
+    const marked: MarkedContext = Object.assign(withNamespace(ctx, ctx.namespace), { [inCollection]: true as const });
     return super.deleteCollection(marked, query, opts);
   }
 }

@@ -67,7 +67,7 @@ export interface GenericStoreDeps {
   env?: SubresourceEnv;
 }
 
-/** kube retries a generateName create on name collision (RetryGenerateName). */
+/** kube's maxNameGenerationCreateAttempts: how many times a create with a name to generate is tried. */
 const generateNameAttempts = 8;
 
 /** The chain of a write kube makes with ValidateAllObjectFunc: no plugin runs. */
@@ -254,28 +254,50 @@ export class GenericStore {
     await this.deps.admission.admit(ctx, this.attrs(ctx, 'CREATE', obj));
     if (this.def.authorizeWrite) await this.authorizeWrite(ctx, { obj, verb: 'create', name: requestedName });
     if (loopHeld()) await nextTurn();
+    if (!obj.metadata.generateName || obj.metadata.name) return this.createAttempt(ctx, obj);
+    // kube's Store.Create with a name to generate (RetryGenerateName, GA and locked on in 1.32):
+    // on AlreadyExists, whatever raised it, the store's whole create again on a fresh copy of the
+    // admitted object (a new name, uid and creationTimestamp, BeforeCreate, validation, validating
+    // admission), at most 8 times in all; mutating admission, in the handler, is not run again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.createAttempt(ctx, attempt < generateNameAttempts ? cloneJson(obj) : obj);
+      } catch (e) {
+        if (attempt >= generateNameAttempts || !(e instanceof ApiError && e.status.reason === 'AlreadyExists')) throw e;
+      }
+    }
+  }
+
+  /** kube's Store.create: BeforeCreate (the name generated), validation, validating admission, the storage create. */
+  private async createAttempt(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
     this.beforeCreate(ctx, obj);
     this.validateCreate(ctx, obj);
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
     if (loopHeld()) await nextTurn();
-    const generated = !!obj.metadata.generateName && !obj.metadata.name;
-    for (let attempt = 1; ; attempt++) {
-      if (generated && attempt > 1) {
-        obj.metadata.name = generateName(obj.metadata.generateName ?? '');
-        this.def.strategy.canonicalize(obj);
-      }
-      const name = obj.metadata.name ?? '';
-      try {
-        return await this.deps.storage.create(this.keyFor(ctx.namespace, name), obj, { dryRun: ctx.dryRun, ttlSeconds: this.ttlSeconds, ctx });
-      } catch (e) {
-        if (isStorageError(e, 'KeyExists')) {
-          if (!generated) throw errors.alreadyExists(this.gr, name);
-          if (attempt >= generateNameAttempts) throw errors.generateNameConflict(this.gr, name);
-          continue;
-        }
-        throw this.translate(e, name, 'create');
-      }
+    const name = obj.metadata.name ?? '';
+    const key = this.keyFor(ctx.namespace, name);
+    try {
+      return await this.deps.storage.create(key, obj, { dryRun: ctx.dryRun, ttlSeconds: this.ttlSeconds, ctx });
+    } catch (e) {
+      if (isStorageError(e, 'KeyExists')) throw await this.createConflict(key, name, !!obj.metadata.generateName);
+      throw this.translate(e, name, 'create');
     }
+  }
+
+  /**
+   * kube's error for a create whose key is taken (CheckGeneratedNameError, then the object read):
+   * with a generateName, even beside a name the client gave, the generated-name conflict (409,
+   * retry after 1 s); a taken key whose object is being deleted says so first.
+   */
+  private async createConflict(key: string, name: string, generateName: boolean): Promise<ApiError> {
+    const err = generateName ? errors.generateNameConflict(this.gr, name) : errors.alreadyExists(this.gr, name);
+    let existing: KubeObject;
+    try {
+      existing = await this.deps.storage.get(key, { consistency: readConsistency(undefined) });
+    } catch {
+      return err;
+    }
+    return existing.metadata.deletionTimestamp ? new ApiError({ ...err.status, message: `object is being deleted: ${err.status.message ?? ''}` }) : err;
   }
 
   /**

@@ -8,7 +8,7 @@ import express from 'express';
 import type { Logger } from 'winston';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, SCHEDULING_GROUP, apiVersionOf, cloneJson } from '../api';
-import { EnableOptions, Plugins, PriorityClassLister, WebhookConfigurationLister, newAdmissionPlugins } from '../admission';
+import { AdmissionSetup, EnableOptions, Plugins, PriorityClassLister, WebhookConfigurationLister, newAdmissionPlugins } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
@@ -140,17 +140,13 @@ export interface ApiServerOptions {
     configFile?: string;
     /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (DefaultTolerationSeconds; kube's 300 each). */
     defaultTolerationSeconds?: { notReady: number; unreachable: number };
+    /**
+     * What `Plugins.configure` made of these same options before anything started (main.ts: the
+     * names and every plugin's configuration judged before etcd): the chain is built from it, the
+     * configurations not read again. Absent: they are read here, and create() rejects on an error.
+     */
+    setup?: AdmissionSetup;
   };
-}
-
-/**
- * kube's AdmissionOptions.Validate, before anything starts: the plugin names (unknown, or both
- * enabled and disabled) and the AdmissionConfiguration file. Throws with kube's message.
- */
-export function checkAdmissionOptions(admission: ApiServerOptions['admission']): void {
-  const plugins = newAdmissionPlugins();
-  admission?.register?.(plugins);
-  plugins.configure(admission);
 }
 
 /** What an authorizer chain may be built from (ApiServerOptions.authorizer). */
@@ -208,7 +204,8 @@ export class ApiServer {
     // Every plugin this server implements, on by kube v1.32's defaults and run in kube's order.
     const admissionPlugins = newAdmissionPlugins();
     opts.admission?.register?.(admissionPlugins);
-    const admission = admissionPlugins.apply(opts.admission, {
+    const setup = opts.admission?.setup ?? admissionPlugins.configure(opts.admission);
+    const admission = admissionPlugins.applyConfigured(setup, {
       getNamespace: (name) => this.getNamespace(name),
       // The informer is asked for at the first pod (not before the registry exists); its copy, then a live read.
       serviceAccounts: {

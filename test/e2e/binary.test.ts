@@ -169,7 +169,7 @@ describe('admission startup errors', () => {
     expect(r.stderr).toContain(`Error: failed to apply admission: failed to read plugin config: strict decoding error: unknown field "plugins[0].pth" (in "${file}")\n`);
   });
 
-  test("a plugin's refused configuration: kube's message, then the file and the field; embedded etcd is stopped", async () => {
+  test("a plugin's refused configuration: kube's message, then the file and the field, before etcd is reached", async () => {
     // EventRateLimit embedded in the AdmissionConfiguration: kube's validation names the field.
     const erlFile = path.join(dir, 'erl-admission.yaml');
     await writeFile(
@@ -186,26 +186,49 @@ describe('admission startup errors', () => {
         '    - {type: Namespace, qps: 0, burst: 10}',
       ].join('\n'),
     );
-    const erlData = path.join(dir, 'erl-data');
-    const erl = await runBinary([`--data-dir=${erlData}`, '--secure-port=0', '--bind-address=127.0.0.1', '--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${erlFile}`]);
+    const erl = await runBinary([...unreachableEtcd('erl'), '--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${erlFile}`]);
     expect(erl.code).toBe(1);
     expect(erl.stderr).toContain(
       `Error: failed to apply admission: couldn't init admission plugin "EventRateLimit": limits[0].qps: Invalid value: 0: must be positive (in "${erlFile}" at plugins[0].configuration)\n`,
     );
-    expect(await etcdRunningFor(path.join(erlData, 'etcd'))).toBe(false);
+    expect(erl.stderr).not.toContain('unable to reach etcd');
 
     // ImagePolicyWebhook by path: kube's bounds message names no field; the file and field follow it.
     const policy = path.join(dir, 'image-policy.yaml');
     await writeFile(policy, 'imagePolicy:\n  kubeConfigFile: /nowhere\n  allowTTL: 3600\n');
     const ipwFile = path.join(dir, 'ipw-admission.yaml');
     await writeFile(ipwFile, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  path: image-policy.yaml\n');
-    const ipwData = path.join(dir, 'ipw-data');
-    const ipw = await runBinary([`--data-dir=${ipwData}`, '--secure-port=0', '--bind-address=127.0.0.1', '--enable-admission-plugins=ImagePolicyWebhook', `--admission-control-config-file=${ipwFile}`]);
+    const ipw = await runBinary([...unreachableEtcd('ipw'), '--enable-admission-plugins=ImagePolicyWebhook', `--admission-control-config-file=${ipwFile}`]);
     expect(ipw.code).toBe(1);
     expect(ipw.stderr).toContain(
       `Error: failed to apply admission: couldn't init admission plugin "ImagePolicyWebhook": valid value is between 1s and 30m0s, got 1h0m0s (in "${policy}" at imagePolicy.allowTTL)\n`,
     );
-    expect(await etcdRunningFor(path.join(ipwData, 'etcd'))).toBe(false);
+    expect(ipw.stderr).not.toContain('unable to reach etcd');
+    // The kubeconfig it names is read then too (kube's NewImagePolicyWebhook loads it).
+    await writeFile(policy, 'imagePolicy:\n  kubeConfigFile: /nowhere/kubeconfig\n  allowTTL: 60\n');
+    const kubeconfig = await runBinary([...unreachableEtcd('ipw-kc'), '--enable-admission-plugins=ImagePolicyWebhook', `--admission-control-config-file=${ipwFile}`]);
+    expect(kubeconfig.code).toBe(1);
+    expect(kubeconfig.stderr).toContain(`Error: failed to apply admission: couldn't init admission plugin "ImagePolicyWebhook": `);
+    expect(kubeconfig.stderr).toContain('/nowhere/kubeconfig');
+    expect(kubeconfig.stderr).not.toContain('unable to reach etcd');
+  });
+
+  test('with the embedded etcd, a refused admission configuration or plugin name stops the start before etcd is started', async () => {
+    const erlFile = path.join(dir, 'erl-admission.yaml');
+    await writeFile(erlFile, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: []}\n');
+    for (const [name, args, message] of [
+      ['config', ['--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${erlFile}`], `Error: failed to apply admission: couldn't init admission plugin "EventRateLimit": limits: Invalid value: []eventratelimit.Limit{}: must not be empty (in "${erlFile}" at plugins[0].configuration)\n`],
+      ['names', ['--enable-admission-plugins=Bogus'], 'Error: enable-admission-plugins plugin "Bogus" is unknown\n'],
+    ] as const) {
+      const dataDir = path.join(dir, name);
+      const r = await runBinary([`--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1', ...args]);
+      expect({ name, code: r.code }).toEqual({ name, code: 1 });
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).not.toContain('embedded etcd started');
+      // The embedded etcd never ran: no log, no member directory.
+      await expect(stat(path.join(dataDir, 'etcd.log'))).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(stat(path.join(dataDir, 'etcd'))).rejects.toMatchObject({ code: 'ENOENT' });
+    }
   });
 });
 

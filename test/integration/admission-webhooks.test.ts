@@ -9,6 +9,7 @@
  * the request's deadline, Retry-After answers and the User-Agent. Every webhook is limited to namespaces labelled
  * `webhooks: on`, so nothing else the server writes reaches it.
  */
+import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { startAdmissionWebhookServer, addLabelsPatch, type AdmissionReviewRequest, type AdmissionWebhookServer } from '../support/admission-webhook-server';
@@ -469,6 +470,75 @@ test('serviceaccounts/token is reviewed as what it is: an authentication.k8s.io/
   });
 });
 
+describe('a generated name already taken (kube 1.32 RetryGenerateName)', () => {
+  /**
+   * A validating webhook that, before allowing, takes the name the review carries (an unlabelled
+   * ConfigMap no webhook selects): the create it reviews then collides, deterministically.
+   */
+  const takeNameThenAllow = (times: number) => async (r: AdmissionReviewRequest, call: number) => {
+    if (call <= times) {
+      const taken = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: r.request.name } } });
+      expect(taken.status).toBe(201);
+    }
+    return { allowed: true };
+  };
+  const generated = (label: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'retry-', labels: { case: label } }, data: { a: '1' } });
+  const hooksFor = async (label: string, validatingPath: string) => {
+    await applyWebhooks('Mutating', `gen-${label}`, [webhook('mutate.webhooks.test', '/mutate', { objectSelector: { matchLabels: { case: label } } })]);
+    await applyWebhooks('Validating', `gen-${label}`, [webhook('take.webhooks.test', validatingPath, { objectSelector: { matchLabels: { case: label } } })]);
+  };
+  const mutatingReviews = (label: string) => hooks.reviews('/mutate').filter((r) => r.request.object?.metadata?.labels?.case === label);
+
+  test('the store’s create runs again with a new name: validating admission sees each attempt, mutating admission the request once', async () => {
+    hooks.on('/take-once', takeNameThenAllow(1));
+    await hooksFor('gen-once', '/take-once');
+    const r = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: generated('gen-once') });
+    expect(r.status).toBe(201);
+    const attempts = hooks.reviews('/take-once');
+    expect(attempts).toHaveLength(2);
+    const [first, second] = attempts.map((a) => a.request);
+    // Each attempt is a new object: its own generated name, uid and the mutation made once before.
+    expect(first!.name).toMatch(/^retry-[a-z0-9]{5}$/);
+    expect(second!.name).toMatch(/^retry-[a-z0-9]{5}$/);
+    expect(second!.name).not.toBe(first!.name);
+    expect(second!.object.metadata.uid).not.toBe(first!.object.metadata.uid);
+    for (const a of [first!, second!]) expect(a.object.metadata.labels).toEqual({ case: 'gen-once', 'mutated-by': 'test-webhook' });
+    expect(r.json().metadata).toMatchObject({ name: second!.name, uid: second!.object.metadata.uid, labels: { 'mutated-by': 'test-webhook' } });
+    // kube's handler runs mutating admission once, before the store's retries.
+    expect(mutatingReviews('gen-once')).toHaveLength(1);
+    expect(mutatingReviews('gen-once')[0]!.request.name).toBeUndefined();
+    // The name the webhook took holds its own object, unchanged.
+    expect((await srv.request('GET', `/api/v1/namespaces/hooked/configmaps/${first!.name}`)).json().metadata.labels).toBeUndefined();
+  });
+
+  test('eight attempts in all, then the generated-name conflict of the last one (409, retry after 1 s)', async () => {
+    hooks.on('/take-always', takeNameThenAllow(Infinity));
+    await hooksFor('gen-always', '/take-always');
+    const r = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps', { body: generated('gen-always') });
+    const attempts = hooks.reviews('/take-always').map((a) => a.request.name);
+    expect(attempts).toHaveLength(8);
+    expect(new Set(attempts).size).toBe(8);
+    expect({ status: r.status, body: r.json() }).toEqual({
+      status: 409,
+      body: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `configmaps "${attempts[7]}" already exists, the server was not able to generate a unique name for the object`,
+        reason: 'AlreadyExists',
+        details: { name: attempts[7], kind: 'configmaps', retryAfterSeconds: 1 },
+        code: 409,
+      },
+    });
+    expect(mutatingReviews('gen-always')).toHaveLength(1);
+    // A dry run collides as a write would (the name is read) and is retried the same way.
+    const dry = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps?dryRun=All', { body: generated('gen-always') });
+    expect(dry.status).toBe(409);
+    expect(hooks.reviews('/take-always')).toHaveLength(16);
+  });
+});
+
 test('a patch that makes the object invalid: the registry’s own 422', async () => {
   hooks.on('/invalidate', () => ({ allowed: true, patchType: 'JSONPatch', patch: b64([{ op: 'add', path: '/metadata/labels', value: { 'not a key!': 'v' } }]) }));
   await applyWebhooks('Mutating', 'invalidate', [webhook('invalidate.webhooks.test', '/invalidate', { objectSelector: { matchLabels: { case: 'invalidate' } } })]);
@@ -493,6 +563,66 @@ test('the call is bounded by the request’s own deadline, which `?timeout=` tel
   const slow = await srv.request('POST', '/api/v1/namespaces/hooked/configmaps?timeout=1s', { body: JSON.parse(configMap('dl3', { case: 'deadline' })) });
   expect(slow.status).toBe(504);
   expect((await srv.kubectl(['get', 'configmap', 'dl3', '-n', 'hooked'])).code).toBe(1);
+});
+
+describe('a client gone while a webhook call is in flight', () => {
+  /** A webhook that holds every review until its caller closes the connection, and says when each arrived and when it closed. */
+  const holding = (path: string) => {
+    const arrived: Array<() => void> = [];
+    const closed: Array<() => void> = [];
+    const arrival = new Promise<void>((r) => arrived.push(r));
+    const closing = new Promise<void>((r) => closed.push(r));
+    hooks.on(path, async (_r, _n, exchange) => {
+      arrived.forEach((r) => r());
+      await exchange.closed;
+      closed.forEach((r) => r());
+      return { allowed: true };
+    });
+    return { arrival, closing };
+  };
+  const body = (name: string, label: string) => Buffer.from(configMap(name, { case: label }));
+
+  // Without the abort the webhook would see its connection close only at its 30 s timeout, past this test's own time.
+  test.each([
+    ['HTTP/1.1 connection closed', 'Mutating', 'Fail'],
+    ['HTTP/2 stream reset', 'Validating', 'Ignore'],
+  ] as const)(
+    '%s: the %s webhook’s call (failurePolicy %s) is cut off, its connection closed; nothing is stored',
+    async (how, kind, policy) => {
+      const label = `gone-${kind.toLowerCase()}`;
+      const name = `gone-${kind.toLowerCase()}`;
+      const path = `/hold-${kind.toLowerCase()}`;
+      const hold = holding(path);
+      await applyWebhooks(kind, label, [webhook('hold.webhooks.test', path, { timeoutSeconds: 30, failurePolicy: policy, objectSelector: { matchLabels: { case: label } } })]);
+      const target = '/api/v1/namespaces/hooked/configmaps';
+      const payload = body(name, label);
+      const headers = { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json', 'content-length': String(payload.length) };
+      if (how.startsWith('HTTP/1.1')) {
+        const req = https.request(`${srv.url}${target}`, { method: 'POST', headers, ca: srv.caCert });
+        req.on('error', () => undefined);
+        req.end(payload);
+        await hold.arrival;
+        req.destroy();
+      } else {
+        const session = http2.connect(srv.url, { ca: srv.caCert });
+        session.on('error', () => undefined);
+        try {
+          const stream = session.request({ ':method': 'POST', ':path': target, ...headers });
+          stream.on('error', () => undefined);
+          stream.end(payload);
+          await hold.arrival;
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+          await hold.closing;
+        } finally {
+          session.close();
+        }
+      }
+      await hold.closing;
+      expect(hooks.reviews(path).map((r) => r.request.name)).toEqual([name]);
+      expect((await srv.request('GET', `${target}/${name}`)).status).toBe(404);
+    },
+    20_000,
+  );
 });
 
 test('a denial’s own status word other than Success is kept', async () => {

@@ -50,6 +50,28 @@ describe('server-set metadata', () => {
     expect(seen.size).toBe(5);
   });
 
+  test("a taken name: kube's 409, the generated-name conflict when a generateName came with it, and said to be deleting", async () => {
+    await create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken' } });
+    const plain = await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken' } } });
+    expectStatus(plain, failure(409, 'AlreadyExists', 'configmaps "taken" already exists', { name: 'taken', kind: 'configmaps' }));
+    // kube's CheckGeneratedNameError looks at generateName alone: beside a name the client chose,
+    // the conflict is still the generated name's (retry after 1 s), and it is not retried.
+    const both = await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken', generateName: 'taken-' } } });
+    expectStatus(
+      both,
+      failure(409, 'AlreadyExists', 'configmaps "taken" already exists, the server was not able to generate a unique name for the object', { name: 'taken', kind: 'configmaps', retryAfterSeconds: 1 }),
+    );
+    expect(both.headers['retry-after']).toBe('1');
+    // The object that holds the name is being deleted (a finalizer keeps it): kube reads it and says so.
+    await create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'going', finalizers: ['example.com/hold'] } });
+    expect((await srv.request('DELETE', `${cms}/going`)).status).toBe(200);
+    const again = await srv.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'going' } } });
+    expectStatus(again, failure(409, 'AlreadyExists', 'object is being deleted: configmaps "going" already exists', { name: 'going', kind: 'configmaps' }));
+    const got = (await srv.request('GET', `${cms}/going`)).json();
+    expect((await srv.request('PUT', `${cms}/going`, { body: { ...got, metadata: { ...got.metadata, finalizers: [] } } })).status).toBe(200);
+    expect((await srv.request('DELETE', `${cms}/taken`)).status).toBe(200);
+  });
+
   test('uid and creationTimestamp come from the server; an update cannot change them', async () => {
     const o = await create(secrets, secret('meta', { metadata: { name: 'meta', uid: 'client-uid', creationTimestamp: '2001-01-01T00:00:00Z' } }));
     expect(o.metadata.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

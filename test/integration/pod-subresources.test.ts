@@ -178,6 +178,80 @@ describe('pods/eviction', () => {
     ]);
   });
 
+  /**
+   * Changes the pod (a label) right after the eviction reads it, `times` times: the read and the
+   * eviction's write then disagree, as when a kubelet writes the pod in between. A hook on the pods
+   * store's reads (what pods/eviction reads through); returns the resourceVersions read and the undo.
+   */
+  const changeAfterRead = (ns: string, name: string, times: number) => {
+    const pods = srv.server.registry.get('', 'v1', 'pods')!;
+    const read = pods.get.bind(pods);
+    const versions: string[] = [];
+    const spy = jest.spyOn(pods, 'get').mockImplementation(async (ctx, n, opts) => {
+      const got = await read(ctx, n, opts);
+      if (ctx.namespace !== ns || n !== name || versions.length >= times) return got;
+      versions.push(got.metadata.resourceVersion ?? '');
+      const change = { metadata: { labels: { changed: String(versions.length) } } };
+      const r = await srv.request('PATCH', `/api/v1/namespaces/${ns}/pods/${name}`, { body: change, headers: { 'content-type': 'application/merge-patch+json' } });
+      expect(r.status).toBe(200);
+      return got;
+    });
+    return { versions, restore: () => spy.mockRestore() };
+  };
+
+  test("a pod changed between the eviction's read and its write: kube's conflict retry reads it again and evicts it", async () => {
+    const ns = await fresh();
+    const created = await createPod(ns, pod('p'));
+    const hook = changeAfterRead(ns, 'p', 1);
+    let r;
+    try {
+      r = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction`, { body: eviction('p') });
+    } finally {
+      hook.restore();
+    }
+    expect(r.status).toBe(201);
+    expect(r.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    expect(hook.versions).toEqual([created.metadata.resourceVersion]);
+    // The first attempt wrote nothing (its condition update failed the version it read); the second
+    // read the changed pod, marked it and deleted it.
+    const watched = await srv.request('GET', `/api/v1/namespaces/${ns}/pods?watch=1&resourceVersion=${created.metadata.resourceVersion}&timeoutSeconds=1`);
+    const frames = watched.text.trim().split('\n').map((l) => JSON.parse(l));
+    expect(frames.map((f) => f.type)).toEqual(['MODIFIED', 'MODIFIED', 'DELETED']);
+    expect(frames[0].object.metadata.labels).toEqual({ changed: '1' });
+    expect(frames[0].object.status.conditions ?? []).toEqual([]);
+    expect(frames[1].object.metadata.labels).toEqual({ changed: '1' });
+    expect(frames[1].object.status.conditions).toEqual([expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' })]);
+  });
+
+  test('a pod that changes at every attempt: 20 attempts (kube’s EvictionsRetry), then the last conflict; the pod stays', async () => {
+    const ns = await fresh();
+    await createPod(ns, pod('p'));
+    const hook = changeAfterRead(ns, 'p', Infinity);
+    let r;
+    try {
+      r = await srv.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction`, { body: eviction('p') });
+    } finally {
+      hook.restore();
+    }
+    expect(hook.versions).toHaveLength(20);
+    const now = (await srv.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).json();
+    expect(now.metadata.labels).toEqual({ changed: '20' });
+    expect(now.status.conditions ?? []).toEqual([]);
+    expect({ status: r.status, body: r.json() }).toEqual({
+      status: 409,
+      body: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `Operation cannot be fulfilled on Pod "p": the ResourceVersion in the precondition (${hook.versions[19]}) does not match the ResourceVersion in record (${now.metadata.resourceVersion}). The object might have been modified`,
+        reason: 'Conflict',
+        details: { name: 'p', kind: 'Pod' },
+        code: 409,
+      },
+    });
+  });
+
   test("kube's refusals: a missing pod, the URL's name, a resourceVersion precondition, dry-run options that disagree, delete options", async () => {
     const ns = await fresh();
     await createPod(ns, pod('p'));

@@ -13,7 +13,8 @@
  *   /annotations  allowed with the audit annotation `decided-by: test-webhook`
  *
  * Answers carry the apiVersion the review came in (v1 or v1beta1); a raw answer may set its status
- * code and headers (a 429 with Retry-After). `on(path, handler)` adds or replaces a handler;
+ * code and headers (a 429 with Retry-After). A handler may wait for the caller to close the
+ * connection (`exchange.closed`). `on(path, handler)` adds or replaces a handler;
  * `caBundle` is what a webhook configuration's clientConfig.caBundle takes.
  */
 import https from 'node:https';
@@ -47,7 +48,11 @@ export interface AdmissionReviewRequest {
 
 /** What a handler answers: the review's `response` fields (uid and apiVersion are filled in), or raw text. */
 export type WebhookReply = Record<string, unknown> | { raw: string; contentType?: string; status?: number; headers?: Record<string, string> };
-export type WebhookHandler = (review: AdmissionReviewRequest, call: number) => WebhookReply | Promise<WebhookReply>;
+/** What a handler knows of the HTTP exchange: `closed` settles if the caller closes the connection before the answer. */
+export interface WebhookExchange {
+  closed: Promise<void>;
+}
+export type WebhookHandler = (review: AdmissionReviewRequest, call: number, exchange: WebhookExchange) => WebhookReply | Promise<WebhookReply>;
 
 export interface RecordedReview {
   path: string;
@@ -132,7 +137,8 @@ export async function startAdmissionWebhookServer(): Promise<AdmissionWebhookSer
         res.writeHead(404, { 'content-type': 'text/plain' }).end('no such webhook');
         return;
       }
-      void Promise.resolve(handler(review, n)).then(
+      const closed = new Promise<void>((resolve) => res.on('close', () => !res.writableEnded && resolve()));
+      void Promise.resolve(handler(review, n, { closed })).then(
         (reply) => {
           if (res.destroyed) return;
           if ('raw' in reply && typeof reply.raw === 'string') {

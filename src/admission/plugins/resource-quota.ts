@@ -439,8 +439,9 @@ export function loadResourceQuotaConfiguration(source: ConfigSource | undefined)
 
 /** Configuration: a ResourceQuotaConfiguration (its limitedResources); needs deps.quotas (and deps.quotaTimeoutMs if set). */
 export function registerResourceQuota(plugins: Plugins): void {
-  plugins.register(resourceQuotaPluginName, (config, deps) => {
-    const { limitedResources } = loadResourceQuotaConfiguration(config);
-    return resourceQuota({ accessor: requireDep(deps, 'quotas', resourceQuotaPluginName), timeoutMs: deps.quotaTimeoutMs, limitedResources });
+  plugins.register(resourceQuotaPluginName, {
+    readConfig: loadResourceQuotaConfiguration,
+    build: ({ limitedResources }, deps) =>
+      resourceQuota({ accessor: requireDep(deps, 'quotas', resourceQuotaPluginName), timeoutMs: deps.quotaTimeoutMs, limitedResources }),
   });
 }

@@ -33,6 +33,7 @@ import http2 from 'node:http2';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'winston';
 import { errors } from '../../api';
+import { endContext } from '../../api/request-context';
 import { GoDurationError, parseGoDurationNanos } from '../../config/go-duration';
 import type { RequestInfo } from '../../endpoints/request-info';
 import { maybeRequestState, requestState, type RequestState } from '../../endpoints/request-state';
@@ -127,7 +128,7 @@ function closed(this: Response): void {
     clearTimeout(state.deadline);
     state.deadline = undefined;
   }
-  if (!this.writableEnded) state.ended ??= 'context canceled';
+  if (!this.writableEnded) endContext(state, 'context canceled');
 }
 
 function noop(): void {}
@@ -144,7 +145,7 @@ function expire(res: Response, logger: Logger | undefined): void {
   if (state) {
     state.deadline = undefined;
     // From now on the context is done, whatever the clock says (a timer may fire a little early).
-    state.ended ??= 'context deadline exceeded';
+    endContext(state, 'context deadline exceeded');
   }
   // The handler has answered; its last bytes are on their way (kube: the handler returned).
   if (res.writableEnded || res.destroyed) return;

@@ -252,6 +252,49 @@ describe('Plugins', () => {
     });
   });
 
+  test('a staged factory: its configuration read and refused at configure, with no dependencies; the chain built from what it read, never read again', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'plugin-registry-staged-'));
+    try {
+      const file = path.join(dir, 'admission.yaml');
+      writeFileSync(file, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration: {qps: 5}\n');
+      const reads: unknown[] = [];
+      const built: Array<{ config: unknown; deps: AdmissionDeps }> = [];
+      const plugins = new Plugins();
+      plugins.register('EventRateLimit', {
+        readConfig: (source) => {
+          reads.push(source);
+          const text = source && 'text' in source ? String(source.text) : '{}';
+          const qps = (JSON.parse(text) as { qps?: number }).qps ?? 0;
+          if (qps <= 0) throw new PluginConfigError('must be positive', 'qps');
+          return { qps };
+        },
+        build: (config, deps) => {
+          built.push({ config, deps });
+          return recorder([], 'EventRateLimit');
+        },
+      });
+      const setup = plugins.configure({ enable: ['EventRateLimit'], configFile: file });
+      expect(setup.configs.get('EventRateLimit')).toEqual({ qps: 5 });
+      expect(reads).toHaveLength(1);
+      expect(built).toEqual([]);
+      const deps: AdmissionDeps = { quotaTimeoutMs: 1 };
+      expect(plugins.applyConfigured(setup, deps).names).toEqual(['EventRateLimit']);
+      expect(reads).toHaveLength(1);
+      expect(built).toEqual([{ config: { qps: 5 }, deps }]);
+      // A refusal comes from configure, worded as apply's, before any dependency exists.
+      writeFileSync(file, 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration: {qps: 0}\n');
+      expect(() => plugins.configure({ enable: ['EventRateLimit'], configFile: file })).toThrow(
+        message(`failed to apply admission: couldn't init admission plugin "EventRateLimit": must be positive (in "${file}" at plugins[0].configuration.qps)`),
+      );
+      expect(built).toHaveLength(1);
+      // newFromPlugins reads and builds at once.
+      expect(plugins.newFromPlugins(['EventRateLimit'], { EventRateLimit: { text: '{"qps":2}' } }).names).toEqual(['EventRateLimit']);
+      expect(built[1]?.config).toEqual({ qps: 2 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('each factory gets its own configuration (function or record) and the dependencies', () => {
     const seen: Record<string, { config: unknown; deps: AdmissionDeps }> = {};
     const plugins = new Plugins();

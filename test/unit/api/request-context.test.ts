@@ -1,9 +1,9 @@
 /**
  * The request's context as storage and webhooks read it (api/request-context.ts): kube's ctx.Err()
  * from the deadline, the marks the timeout filter and deadline-bound calls leave, and a context
- * for another namespace that ends with the request.
+ * for another namespace that ends with the request, and the context's end as an AbortSignal.
  */
-import { contextError, deadlineReached, requestDone, withNamespace, type RequestContext } from '../../../src/api/request-context';
+import { contextError, contextSignal, deadlineReached, endContext, requestDone, withNamespace, type RequestContext } from '../../../src/api/request-context';
 
 const context = (over: Partial<RequestContext> = {}): RequestContext => ({ namespace: 'ns', warnings: [], dryRun: false, now: () => new Date(), ...over });
 
@@ -48,4 +48,33 @@ test('a context for another namespace is a copy that ends with the request, both
   const other = context();
   deadlineReached(withNamespace(other, 'x'));
   expect(contextError(other)).toBe('context deadline exceeded');
+});
+
+describe('contextSignal: the end as an AbortSignal (kube: ctx.Done())', () => {
+  test('aborted when the context ends, with Go\'s ctx.Err() text; the first end stays', () => {
+    const ctx = context({ deadlineAt: performance.now() + 60_000 });
+    const signal = contextSignal(ctx);
+    expect(signal.aborted).toBe(false);
+    expect(contextSignal(ctx)).toBe(signal);
+    endContext(ctx, 'context canceled');
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe('context canceled');
+    deadlineReached(ctx);
+    expect(contextError(ctx)).toBe('context canceled');
+  });
+
+  test('already aborted for a context that is done, by its mark or by the clock', () => {
+    expect(contextSignal(context({ ended: 'context canceled' })).reason).toBe('context canceled');
+    expect(contextSignal(context({ deadlineAt: performance.now() - 1 })).reason).toBe('context deadline exceeded');
+  });
+
+  test("a context for another namespace shares the request's end: a signal taken through either is aborted", () => {
+    const ctx = context();
+    const item = withNamespace(ctx, 'other');
+    const fromItem = contextSignal(item);
+    expect(contextSignal(ctx)).toBe(fromItem);
+    endContext(ctx, 'context deadline exceeded');
+    expect(fromItem.reason).toBe('context deadline exceeded');
+    expect(contextError(item)).toBe('context deadline exceeded');
+  });
 });

@@ -59,6 +59,7 @@ export function eventRateLimit(config: EventRateLimitConfiguration, now: Clock =
   };
 }
 
+/** Its configuration is read (and refused) before anything starts; needs nothing from the server. */
 export function registerEventRateLimit(plugins: Plugins): void {
-  plugins.register(eventRateLimitPluginName, (config) => eventRateLimit(loadEventRateLimitConfig(config)));
+  plugins.register(eventRateLimitPluginName, { readConfig: loadEventRateLimitConfig, build: (config) => eventRateLimit(config) });
 }

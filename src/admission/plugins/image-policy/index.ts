@@ -171,11 +171,16 @@ function backendConnection(kubeConfigFile: string): ClientConnection {
  * loaded. Throws with kube's message for a missing or bad configuration or kubeconfig.
  */
 export function newImagePolicyWebhook(config: ConfigSource | undefined, opts: Pick<ImagePolicyWebhookOptions, 'timeoutMs' | 'now' | 'userAgent'> = {}): ImagePolicyWebhook {
-  const { kubeConfigFile, ...settings } = loadImagePolicyConfig(config);
-  return new ImagePolicyWebhook({ ...settings, ...opts, connection: backendConnection(kubeConfigFile) });
+  return new ImagePolicyWebhook({ ...readImagePolicyWebhookConfig(config), ...opts });
 }
 
-/** Configuration: the `imagePolicy` document (required); needs nothing from the server. */
+/** What kube's NewImagePolicyWebhook reads: the configuration, and the backend's kubeconfig it names. */
+function readImagePolicyWebhookConfig(config: ConfigSource | undefined): ImagePolicyWebhookOptions {
+  const { kubeConfigFile, ...settings } = loadImagePolicyConfig(config);
+  return { ...settings, connection: backendConnection(kubeConfigFile) };
+}
+
+/** Configuration: the `imagePolicy` document (required), read before anything starts; needs nothing from the server. */
 export function registerImagePolicyWebhook(plugins: Plugins): void {
-  plugins.register(imagePolicyWebhookPluginName, (config) => newImagePolicyWebhook(config));
+  plugins.register(imagePolicyWebhookPluginName, { readConfig: readImagePolicyWebhookConfig, build: (options) => new ImagePolicyWebhook(options) });
 }

@@ -2,13 +2,13 @@
  * One call of one webhook (kube's callAttrMutatingHook / callHook up to the decision): the dry-run
  * rule, the review in the first version the webhook accepts, the POST bounded by timeoutSeconds
  * and by the request's own deadline, whichever comes first (`?timeout=` tells the webhook the time
- * left, rounded up to whole seconds),
- * the answer decoded and checked, its audit annotations and warnings recorded, a denial turned
+ * left, rounded up to whole seconds), and cut off (its connection closed) when the request's context
+ * ends first (the client gone), the answer decoded and checked, its audit annotations and warnings recorded, a denial turned
  * into the webhook's Status. Every way the call itself can fail is a CallingWebhookError worded as
  * kube's, for the failurePolicy to decide.
  */
 import { isQualifiedName } from '../../../api';
-import { addAuditAnnotation, contextError, deadlineReached, remainingMs, type RequestContext } from '../../../api/request-context';
+import { addAuditAnnotation, contextError, contextSignal, deadlineReached, remainingMs, type RequestContext } from '../../../api/request-context';
 import { WebhookCallError } from '../../../api/webhook-client';
 import { ClientConfigError, type WebhookClients, type WebhookEndpoint } from './clients';
 import { CallingWebhookError, dryRunUnsupported, webhookDenial } from './errors';
@@ -64,7 +64,9 @@ export async function callWebhook(ctx: RequestContext, inv: Invocation, mutating
   const urlTimeoutMs = Math.ceil(timeoutMs / 1000) * 1000;
   let answer: string;
   try {
-    answer = (await endpoint.post(body, timeoutMs, urlTimeoutMs)).body;
+    // The request's context cuts the call off when it ends first (the client gone): kube's client
+    // closes the connection under it, and the webhook sees it closed.
+    answer = (await endpoint.post(body, timeoutMs, urlTimeoutMs, contextSignal(ctx))).body;
   } catch (e) {
     if (e instanceof WebhookCallError) {
       // A call cut at the request's own deadline ran out with it (kube: one context): what follows

@@ -17,8 +17,11 @@ import type { WebhookClientConfigJson } from '../../../api/admissionregistration
 
 /** Where a webhook is posted to. */
 export interface WebhookEndpoint {
-  /** One POST of `body` within `timeoutMs`, `?timeout=<urlTimeoutMs>` (default the same); rejects with WebhookCallError. */
-  post(body: string, timeoutMs: number, urlTimeoutMs?: number): Promise<WebhookAnswer>;
+  /**
+   * One POST of `body` within `timeoutMs`, `?timeout=<urlTimeoutMs>` (default the same), cut off
+   * (its connection closed) when `signal`, the request's context, aborts; rejects with WebhookCallError.
+   */
+  post(body: string, timeoutMs: number, urlTimeoutMs?: number, signal?: AbortSignal): Promise<WebhookAnswer>;
 }
 
 /** kube's admission webhook clients' User-Agent (webhookutil's setGlobalDefaults). */

@@ -59,11 +59,14 @@ export function webhookKubeconfigFile(source: ConfigSource): string {
   return file;
 }
 
-function dispatchEnv(type: WebhookType, config: ConfigSource | undefined, deps: AdmissionDeps): DispatchEnv {
-  if (config) {
-    const file = webhookKubeconfigFile(config);
-    throw new Error(`kubeConfigFile ${goQuote(file)}: credentials for admission webhooks are not supported by this server`);
-  }
+/** The plugins' configuration, read before anything starts: a kubeconfig of webhook credentials, which this server cannot use. */
+function readWebhookAdmissionConfig(config: ConfigSource | undefined): void {
+  if (!config) return;
+  const file = webhookKubeconfigFile(config);
+  throw new Error(`kubeConfigFile ${goQuote(file)}: credentials for admission webhooks are not supported by this server`);
+}
+
+function dispatchEnv(type: WebhookType, deps: AdmissionDeps): DispatchEnv {
   const lister = deps.webhookConfigurations;
   const source = new WebhookSource(type, () => (lister ? lister[type]() : []));
   return { hooks: () => source.webhooks(), clients: new WebhookClients(), deps };
@@ -71,24 +74,30 @@ function dispatchEnv(type: WebhookType, config: ConfigSource | undefined, deps: 
 
 /** Handles every operation (kube: Connect, Create, Delete, Update); no configurations served, no webhooks. */
 export function registerMutatingAdmissionWebhook(plugins: Plugins): void {
-  plugins.register(mutatingAdmissionWebhookPluginName, (config, deps): AdmissionPlugin => {
-    const env = dispatchEnv('mutating', config, deps);
-    return {
-      name: mutatingAdmissionWebhookPluginName,
-      handles: handlesOperations('CONNECT', 'CREATE', 'DELETE', 'UPDATE'),
-      admit: (ctx, attrs) => dispatchMutating(env, ctx, attrs),
-    };
+  plugins.register(mutatingAdmissionWebhookPluginName, {
+    readConfig: readWebhookAdmissionConfig,
+    build: (_config, deps): AdmissionPlugin => {
+      const env = dispatchEnv('mutating', deps);
+      return {
+        name: mutatingAdmissionWebhookPluginName,
+        handles: handlesOperations('CONNECT', 'CREATE', 'DELETE', 'UPDATE'),
+        admit: (ctx, attrs) => dispatchMutating(env, ctx, attrs),
+      };
+    },
   });
 }
 
 export function registerValidatingAdmissionWebhook(plugins: Plugins): void {
-  plugins.register(validatingAdmissionWebhookPluginName, (config, deps): AdmissionPlugin => {
-    const env = dispatchEnv('validating', config, deps);
-    return {
-      name: validatingAdmissionWebhookPluginName,
-      handles: handlesOperations('CONNECT', 'CREATE', 'DELETE', 'UPDATE'),
-      validate: (ctx, attrs) => dispatchValidating(env, ctx, attrs),
-    };
+  plugins.register(validatingAdmissionWebhookPluginName, {
+    readConfig: readWebhookAdmissionConfig,
+    build: (_config, deps): AdmissionPlugin => {
+      const env = dispatchEnv('validating', deps);
+      return {
+        name: validatingAdmissionWebhookPluginName,
+        handles: handlesOperations('CONNECT', 'CREATE', 'DELETE', 'UPDATE'),
+        validate: (ctx, attrs) => dispatchValidating(env, ctx, attrs),
+      };
+    },
   });
 }
 
