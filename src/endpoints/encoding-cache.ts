@@ -20,9 +20,6 @@ const defaultListItemBudgetBytes = 64 * 1024 * 1024;
 export class EncodingCache {
   /** Whole watch event frames per object, by `<format> <type>` (one object can be ADDED to some watchers and MODIFIED to others). */
   private readonly eventFrames = new WeakMap<object, Map<string, Buffer>>();
-  /** The object eventFrameOf was last asked about, and its frames (one object held at most). */
-  private lastEventObject: object | undefined = undefined;
-  private lastEventFrames: Map<string, Buffer> | undefined = undefined;
   private readonly generationBytes: number;
   private listItems = new WeakMap<object, Buffer>();
   private previousListItems = new WeakMap<object, Buffer>();
@@ -72,17 +69,14 @@ export class EncodingCache {
   /**
    * One watch event's complete frame (as `build` makes it from `obj`) for a shared object: built for
    * the first watcher, the same bytes for every other. `key` names the format, event type and
-   * framing. The last object's frames are kept at hand: a fan-out asks for the same object once per
-   * watcher in a row, and a WeakMap lookup per watcher is most of what this costs.
+   * framing.
    */
   eventFrameOf(obj: object, key: string, build: (obj: object) => Buffer): Buffer {
-    let frames = obj === this.lastEventObject ? this.lastEventFrames : this.eventFrames.get(obj);
+    let frames = this.eventFrames.get(obj);
     if (frames === undefined) {
       frames = new Map();
       this.eventFrames.set(obj, frames);
     }
-    this.lastEventObject = obj;
-    this.lastEventFrames = frames;
     let b = frames.get(key);
     if (b === undefined) {
       b = build(obj);

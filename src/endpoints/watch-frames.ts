@@ -309,8 +309,6 @@ export class WatchFrameFlusher extends EventEmitter {
  */
 export class WatchFrameQueue {
   private pending: Buffer[] = [];
-  /** An emptied array for the next frames: a fan-out then allocates none per watcher per event. */
-  private spare: Buffer[] | undefined = undefined;
   private pendingBytes = 0;
   /** Bytes of the latest write: not counted against the watch's own bound. */
   private lastWriteBytes = 0;
@@ -355,16 +353,9 @@ export class WatchFrameQueue {
     if (this.aborted || this.pending.length === 0 || (turn && this.blocked)) return;
     const frames = this.pending;
     this.lastWriteBytes = this.pendingBytes;
-    this.pending = this.spare ?? [];
-    this.spare = undefined;
+    this.pending = [];
     this.pendingBytes = 0;
-    const batch = turn ? turn.batchOf(frames) : new Batch(frames, this.flusher.singleChunks);
-    const accepted = this.sink.write(batch);
-    // The array is free again unless the batch holds it (the turn's first watch with these frames).
-    if (batch.frames !== frames) {
-      frames.length = 0;
-      this.spare = frames;
-    }
+    const accepted = this.sink.write(turn ? turn.batchOf(frames) : new Batch(frames, this.flusher.singleChunks));
     if (!accepted && !this.blocked) {
       this.blocked = true;
       this.sink.onceDrained(() => {
