@@ -67,10 +67,11 @@ export class EncodingCache {
   }
 
   /**
-   * One watch event's complete frame (as `build` makes it) for a shared object: built for the first
-   * watcher, the same bytes for every other. `key` names the format, event type and framing.
+   * One watch event's complete frame (as `build` makes it from `obj`) for a shared object: built for
+   * the first watcher, the same bytes for every other. `key` names the format, event type and
+   * framing.
    */
-  eventFrameOf(obj: object, key: string, build: () => Buffer): Buffer {
+  eventFrameOf(obj: object, key: string, build: (obj: object) => Buffer): Buffer {
     let frames = this.eventFrames.get(obj);
     if (frames === undefined) {
       frames = new Map();
@@ -78,7 +79,7 @@ export class EncodingCache {
     }
     let b = frames.get(key);
     if (b === undefined) {
-      b = build();
+      b = build(obj);
       frames.set(key, b);
     }
     return b;

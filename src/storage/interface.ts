@@ -85,6 +85,7 @@ export interface Watch {
 }
 
 export interface WatchSink {
+  /** One event; it (and its object) may be shared with other watches' sinks: never modified. */
   event(e: WatchEvent): void;
   /** The watch ended (etcd gone, compacted...) after delivering an ERROR event if there was one. */
   closed(): void;

@@ -110,22 +110,23 @@ export async function watchHandler(s: HandlerScope): Promise<void> {
     headersOnTable = false;
     return table;
   };
-  const frameOf = (e: WatchEvent, object: object): Buffer => {
-    if (protobuf) return protobuf.encodeWatchEvent(e.type, protobuf.encode(object as Record<string, unknown>));
-    if (cbor) return cbor.encodeWatchEvent(e.type, cbor.encode(object as Record<string, unknown>));
-    return Buffer.from(`{"type":"${e.type}","object":${JSON.stringify(object)}}\n`);
+  const frameOf = (type: WatchEvent['type'], object: object): Buffer => {
+    if (protobuf) return protobuf.encodeWatchEvent(type, protobuf.encode(object as Record<string, unknown>));
+    if (cbor) return cbor.encodeWatchEvent(type, cbor.encode(object as Record<string, unknown>));
+    return Buffer.from(`{"type":"${type}","object":${JSON.stringify(object)}}\n`);
   };
-  // The memo key of this watch's frame per event type, made once rather than per delivered event.
-  const frameKeys: Record<string, string> = {};
+  // Per event type, this watch's frame memo key and builder, made once rather than per delivered event.
+  const framers: Partial<Record<WatchEvent['type'], { key: string; build: (object: object) => Buffer }>> = {};
+  const framerOf = (type: WatchEvent['type']) => ({ key: `${target.format} ${type}`, build: (object: object) => frameOf(type, object) });
   /** Queues one event. Plain objects come shared from the watch cache: their frames are built once for every watcher. */
   const send = (e: WatchEvent): void => {
     const object = objectOf(e) as object;
     if (object !== e.object) {
-      frames?.push(frameOf(e, object));
+      frames?.push(frameOf(e.type, object));
       return;
     }
-    const key = (frameKeys[e.type] ??= `${target.format} ${e.type}`);
-    frames?.push(s.encodings.eventFrameOf(object, key, () => frameOf(e, object)));
+    const framer = (framers[e.type] ??= framerOf(e.type));
+    frames?.push(s.encodings.eventFrameOf(object, framer.key, framer.build));
   };
   // The server waits for this before closing connections, so a watch ended by shutdown is flushed whole.
   const finished = new Promise<void>((resolve) => {

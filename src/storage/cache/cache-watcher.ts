@@ -1,7 +1,8 @@
 /**
  * One client watch served by the cache: key-prefix and selector filtering with kube's transitions
  * (an object that starts matching is ADDED, one that stops matching is DELETED in its previous
- * state at the new revision), bookmarks, and a stop flag.
+ * state at the new revision), bookmarks, and a stop flag. The events it hands its sink are the
+ * cache event's shared ones (history.ts ToldEvents): sinks must not modify them.
  */
 import type { KubeObject } from '../../api';
 import type { Predicate, WatchSink } from '../interface';
@@ -35,16 +36,17 @@ export class CacheWatcher {
       this.error(e.status);
       return;
     }
+    const told = e.told;
     if (e.type === 'DELETE') {
-      if (this.passes(e.object)) this.sink.event({ type: 'DELETED', object: e.object });
+      if (this.passes(e.object)) this.sink.event((told.deleted ??= { type: 'DELETED', object: e.object }));
       return;
     }
     const curPass = this.passes(e.object);
     const prevPass = e.prev ? this.passes(e.prev) : false;
-    if (curPass && prevPass) this.sink.event({ type: 'MODIFIED', object: e.object });
-    else if (curPass) this.sink.event({ type: 'ADDED', object: e.object });
+    if (curPass && prevPass) this.sink.event((told.modified ??= { type: 'MODIFIED', object: e.object }));
+    else if (curPass) this.sink.event((told.added ??= { type: 'ADDED', object: e.object }));
     else if (prevPass && e.prev) {
-      this.sink.event({ type: 'DELETED', object: withRevision(e.prev, e.revision) });
+      this.sink.event((told.deleted ??= { type: 'DELETED', object: withRevision(e.prev, e.revision) }));
     }
   }
 

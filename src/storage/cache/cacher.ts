@@ -27,7 +27,7 @@ import type {
   WriteContext,
 } from '../interface';
 import { CacheWatcher } from './cache-watcher';
-import { CacheEvent, EventHistory } from './history';
+import { CacheEvent, EventHistory, type ToldEvents } from './history';
 import { SortedKeyIndex, compareKeys } from './sorted-key-index';
 
 export interface CacherOptions {
@@ -350,7 +350,7 @@ export class Cacher implements Storage {
       const object = ev.object as KubeObject;
       if (!last) this.insertSortedKey(ev.key);
       this.objects.set(ev.key, object);
-      return { type: 'PUT', key: ev.key, revision: ev.revision, object, prev: last, at: now };
+      return { type: 'PUT', key: ev.key, revision: ev.revision, object, prev: last, at: now, told: noneTold() };
     }
     // The deletion of a value that could not be read: kube's watcher cannot tell its last state.
     if (lastCorrupt) return this.corruptEvent(new CorruptValue(ev.key, ev.revision, lastCorrupt.step, lastCorrupt.cause), true, now);
@@ -359,7 +359,7 @@ export class Cacher implements Storage {
     this.objects.delete(ev.key);
     this.removeSortedKey(ev.key);
     // The last state, stamped with the delete's revision (kube's watch cache does the same).
-    return { type: 'DELETE', key: ev.key, revision: ev.revision, object: withRevision(last, ev.revision), at: now };
+    return { type: 'DELETE', key: ev.key, revision: ev.revision, object: withRevision(last, ev.revision), at: now, told: noneTold() };
   }
 
   private corruptEvent(c: CorruptValue, deleted: boolean, now: number): CacheEvent {
@@ -432,6 +432,11 @@ export class Cacher implements Storage {
   private keysWithPrefix(prefix: string): string[] {
     return this.keyIndex.range(prefix, keyPrefixEnd(prefix), () => this.objects.keys());
   }
+}
+
+/** An event's ToldEvents before any watcher is told (every field present: one hidden class). */
+function noneTold(): ToldEvents {
+  return { added: undefined, modified: undefined, deleted: undefined };
 }
 
 /** The position in sorted `keys` of the first key not less than `key`. */

@@ -3,6 +3,7 @@
  * watches starting at a recent resourceVersion replay from. Older starts go to etcd itself.
  */
 import type { KubeObject, Status } from '../../api';
+import type { WatchEvent } from '../interface';
 
 export type CacheEvent = ObjectEvent | CorruptEvent;
 
@@ -17,6 +18,19 @@ export interface ObjectEvent {
   prev?: KubeObject;
   /** When the event arrived (ms), for the age bound. */
   at: number;
+  /**
+   * What watchers are told of it, each made for the first watcher told so and then the same object
+   * for every other (sinks never modify events): one allocation per event, not per watcher, and
+   * one identity for the frame memo (a DELETED of the previous state included).
+   */
+  told: ToldEvents;
+}
+
+export interface ToldEvents {
+  added: WatchEvent | undefined;
+  modified: WatchEvent | undefined;
+  /** DELETE: the last state; PUT: the previous state at the new revision (a selector transition). */
+  deleted: WatchEvent | undefined;
 }
 
 /** A key now holds a value that cannot be read back, or such a value was deleted: watchers of it end with an ERROR. */
