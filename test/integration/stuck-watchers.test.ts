@@ -21,7 +21,9 @@ const bound = 256 * 1024;
 const value = Buffer.alloc(500 * 1024, 7).toString('base64');
 const eventBytes = 700 * 1024;
 
-const { srv, etcd } = useTestServer({ watchBufferBytes: bound, watchStuckSessionMs: 300 });
+// The stuck-session time is 3 s, not less: the client reading the healthy streams is this process,
+// which a loaded machine may pause for hundreds of ms, and a session that merely paused must live on.
+const { srv, etcd } = useTestServer({ watchBufferBytes: bound, watchStuckSessionMs: 3000 });
 beforeAll(async () => {
   expect((await srv.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).toBe(201);
 });
@@ -30,7 +32,7 @@ let seq = 0;
 async function write(server: TestServer, labels: Record<string, string> = {}): Promise<string> {
   const name = `s-${seq++}`;
   const r = await server.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { metadata: { name, labels }, data: { v: value } } });
-  expect(r.status).toBe(201);
+  expect({ status: r.status, failure: r.status === 201 ? undefined : r.text }).toEqual({ status: 201, failure: undefined });
   return name;
 }
 

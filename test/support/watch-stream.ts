@@ -80,7 +80,8 @@ export function openWatch(target: WatchTarget, path: string, opts: { headers?: R
           req.destroy();
           finish();
         },
-        next: async (n = 1, timeoutMs = 5000) => {
+        // 15 s by default: only a missing event should reach it, not a slow one on a loaded machine.
+        next: async (n = 1, timeoutMs = 15_000) => {
           await until(
             () => `${n} watch events, got ${queue.length}: ${JSON.stringify(queue)}`,
             () => {

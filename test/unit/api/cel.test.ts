@@ -281,7 +281,10 @@ describe('cost: operations whose work grows with their operands are charged for 
     // Running out is no error `||` or a quantifier may absorb: the evaluation ends there.
     expect(runError('claims.groups.all(g, claims.big.contains(g) || true)', input)).toBe('operation cancelled: actual cost limit exceeded');
     expect(runError('claims.groups.exists(g, claims.big.contains(g) && false) || true', input)).toBe('operation cancelled: actual cost limit exceeded');
-    expect(Date.now() - start).toBeLessThan(2000);
+    // The errors show each evaluation ended at the limit (run to its end, each answers true); what
+    // each operation is charged is exact in the cost tests below. The time is a coarse guard only:
+    // ~0.5 s for these four on a loaded 2-core machine, 10 s so that load cannot flip it.
+    expect(Date.now() - start).toBeLessThan(10_000);
     expect(run('"g19999" in claims.groups', input)).toBe(true);
     // A string too long to make is charged before it is made.
     expect(runError('claims.s.replace("", claims.s).size()', celInput({ s: 'x'.repeat(5000) }))).toBe('operation cancelled: actual cost limit exceeded');

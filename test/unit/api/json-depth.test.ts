@@ -33,11 +33,13 @@ describe('scanJson / parseJsonBounded', () => {
     expect(keyCountOf({})).toBeUndefined();
   });
 
-  test('a 3 MiB body is scanned in well under 200 ms', () => {
+  test('a 3 MiB body is scanned in one linear pass (well under 2 s)', () => {
     const body = `{"k":[${'{"a":"x:y","b":[1,2,{"c":null}]},'.repeat(90000)}1]}`;
     const t0 = performance.now();
     scanJson(body);
-    expect(performance.now() - t0).toBeLessThan(200);
+    // 20-100 ms on a loaded 2-core machine (JSON.parse of the same body: 90-170 ms); a scan that
+    // were not linear would take hours. 2 s is far from both, so load cannot flip it.
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
 

@@ -37,13 +37,23 @@ test('without a large request in flight a checkpoint never yields', () => {
 });
 
 test('a checkpoint yields once the loop has been held for a slice', async () => {
-  await nextTurn();
-  expect(loopHeld()).toBe(false);
-  hold(25);
-  expect(loopHeld()).toBe(true);
-  await nextTurn();
-  // the resumed request starts a fresh clock
-  expect(loopHeld()).toBe(false);
+  // Only the clock (performance.now) is fake; the loop's immediates and timers stay real. On the
+  // real clock, a loaded machine pausing the process 20 ms between two statements would count as
+  // holding the loop.
+  jest.useFakeTimers({
+    doNotFake: ['Date', 'hrtime', 'nextTick', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+  });
+  try {
+    await nextTurn();
+    expect(loopHeld()).toBe(false);
+    jest.advanceTimersByTime(25); // the loop held for 25 ms
+    expect(loopHeld()).toBe(true);
+    await nextTurn();
+    // the resumed request starts a fresh clock
+    expect(loopHeld()).toBe(false);
+  } finally {
+    jest.useRealTimers();
+  }
 });
 
 test('yielding from an I/O callback lets a timer due meanwhile run before the request resumes', async () => {

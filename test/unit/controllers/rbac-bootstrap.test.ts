@@ -116,7 +116,9 @@ function smallPlan(parts: Partial<RbacBootstrapPlan>): RbacBootstrapPlan {
 const full = bootstrapPolicyPlan();
 const role = (name: string) => full.clusterRoles.find((r) => r.metadata.name === name) as RbacRole;
 const binding = (name: string) => full.clusterRoleBindings.find((r) => r.metadata.name === name) as RbacBinding;
-const fast = { retryIntervalMs: 5, retryTimeoutMs: 1000 };
+// A short wait between passes; a deadline no pass of these tests nears however loaded the machine
+// (a pass with the conflict backoff's waits takes some 300 ms), since it ends when the failure does.
+const fast = { retryIntervalMs: 5, retryTimeoutMs: 30_000 };
 const serverError = () => new ApiError(failureStatus(500, 'InternalError', 'etcd went away'));
 
 test('the whole policy is created, then a second run does nothing', async () => {
@@ -175,24 +177,39 @@ test('a server error fails the object, the others go on, and the next pass retri
 });
 
 test('a failure that persists is reported once the deadline passes; abort ends the retries at once', async () => {
-  const { stores, registry } = memRegistry();
-  const plan = smallPlan({ clusterRoles: [role('system:discovery'), role('system:basic-user')] });
-  stores.clusterroles.failures.push(...Array.from({ length: 1000 }, () => ({ op: 'create' as Op, name: 'system:discovery', error: serverError })));
-  const warnings: unknown[] = [];
-  const logger = { info: () => undefined, warn: (m: string, meta?: Record<string, unknown>) => warnings.push({ m, meta }) };
-  const r = await ensureBootstrapPolicy(registry, plan, { logger, retryIntervalMs: 10, retryTimeoutMs: 100 });
-  expect(r.passes).toBeGreaterThan(2);
-  expect(r.failed).toEqual([{ object: 'clusterroles/system:discovery', error: 'etcd went away' }]);
-  expect(stores.clusterroles.find('', 'system:basic-user')).toBeDefined();
-  expect(warnings).toEqual([{ m: 'unable to reconcile RBAC bootstrap object', meta: { object: 'clusterroles/system:discovery', error: 'etcd went away' } }]);
+  // A fake clock: the passes, the deadline and the abort are counted in its time, not the machine's.
+  jest.useFakeTimers({ now: 0 });
+  try {
+    const { stores, registry } = memRegistry();
+    const plan = smallPlan({ clusterRoles: [role('system:discovery'), role('system:basic-user')] });
+    stores.clusterroles.failures.push(...Array.from({ length: 1000 }, () => ({ op: 'create' as Op, name: 'system:discovery', error: serverError })));
+    const warnings: unknown[] = [];
+    const logger = { info: () => undefined, warn: (m: string, meta?: Record<string, unknown>) => warnings.push({ m, meta }) };
+    let settled = false;
+    const running = ensureBootstrapPolicy(registry, plan, { logger, retryIntervalMs: 10, retryTimeoutMs: 100 }).finally(() => (settled = true));
+    for (let i = 0; i < 100 && !settled; i++) await jest.advanceTimersByTimeAsync(10);
+    const r = await running;
+    // Passes at 0, 10, ..., 100: a wait after the last would end past the deadline.
+    expect(r.passes).toBe(11);
+    expect(Date.now()).toBe(100);
+    expect(r.failed).toEqual([{ object: 'clusterroles/system:discovery', error: 'etcd went away' }]);
+    expect(stores.clusterroles.find('', 'system:basic-user')).toBeDefined();
+    expect(warnings).toEqual([{ m: 'unable to reconcile RBAC bootstrap object', meta: { object: 'clusterroles/system:discovery', error: 'etcd went away' } }]);
 
-  const ac = new AbortController();
-  const started = Date.now();
-  const pending = ensureBootstrapPolicy(registry, plan, { retryIntervalMs: 60_000, retryTimeoutMs: 120_000, signal: ac.signal });
-  setTimeout(() => ac.abort(), 20);
-  const aborted = await pending;
-  expect(Date.now() - started).toBeLessThan(5000);
-  expect(aborted.failed).toHaveLength(1);
+    const ac = new AbortController();
+    const started = Date.now();
+    const pending = ensureBootstrapPolicy(registry, plan, { retryIntervalMs: 60_000, retryTimeoutMs: 120_000, signal: ac.signal });
+    await jest.advanceTimersByTimeAsync(20);
+    // The first pass failed; the 60 s wait before the next has begun.
+    expect(jest.getTimerCount()).toBe(1);
+    ac.abort();
+    const aborted = await pending;
+    // Ended at the abort: the clock has not moved on to the next pass's time.
+    expect(Date.now() - started).toBe(20);
+    expect(aborted).toMatchObject({ passes: 2, failed: [{ object: 'clusterroles/system:discovery', error: 'etcd went away' }] });
+  } finally {
+    jest.useRealTimers();
+  }
 });
 
 test('a refusal (4xx) is reported without another pass', async () => {

@@ -13,6 +13,7 @@ import { ensureServingCertificates } from '../../../src/server/certs';
 import { closeHttp2ConnectionAfter, dualProtocolListener } from '../../../src/server/http2-express';
 import { SecureServer, SecureServingOptions, http2Tuning } from '../../../src/server/http2-serving';
 import { connectH2, goConnectionWindowBytes } from '../../support/h2-client';
+import { until } from '../../support/until';
 
 let dir: string;
 let certs: { cert: string; key: string; caCert: string };
@@ -94,7 +95,8 @@ describe('SecureServer', () => {
     const c = await connectH2(url, certs.caCert);
     try {
       expect(c.alpn).toBe('h2');
-      await new Promise((r) => setTimeout(r, 50));
+      // The server's SETTINGS come first, then its WINDOW_UPDATE: awaited, not slept for.
+      await until(() => `the connection window to open (${c.session.state.remoteWindowSize})`, () => c.session.state.remoteWindowSize === 262144 * 1000);
       expect(c.session.remoteSettings).toMatchObject({ maxConcurrentStreams: 1000, initialWindowSize: 262144, maxFrameSize: 262144, maxHeaderListSize: 1048896 });
       expect(c.session.state.remoteWindowSize).toBe(262144 * 1000);
       expect(c.session.state.localWindowSize).toBe(goConnectionWindowBytes);
@@ -133,7 +135,7 @@ describe('SecureServer', () => {
     const { server, url } = await serve({ http2MaxStreamsPerConnection: 0 });
     const c = await connectH2(url, certs.caCert);
     try {
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => `the connection window to open (${c.session.state.remoteWindowSize})`, () => c.session.state.remoteWindowSize === 262144 * 100);
       expect(c.session.remoteSettings.maxConcurrentStreams).toBe(100);
       expect(c.session.state.remoteWindowSize).toBe(262144 * 100);
     } finally {
@@ -154,7 +156,8 @@ describe('SecureServer', () => {
   });
 
   it('closes an HTTP/2 connection (GOAWAY) once it has had no open stream for the idle timeout, not while a stream is open', async () => {
-    const { server, url } = await serve({ idleTimeoutMs: 300 });
+    // 1 s: a loaded machine may well take a few hundred ms between the connection and its stream.
+    const { server, url } = await serve({ idleTimeoutMs: 1000 });
     const c = await connectH2(url, certs.caCert);
     const goaway = new Promise<number>((resolve) => c.session.once('goaway', (code: number) => resolve(code)));
     let gone = false;
@@ -163,7 +166,8 @@ describe('SecureServer', () => {
       const { stream, status } = await c.stream('/stream');
       expect(status).toBe(200);
       stream.resume();
-      await new Promise((r) => setTimeout(r, 700));
+      // Twice the idle timeout with the stream open: no GOAWAY (a window with nothing to await).
+      await new Promise((r) => setTimeout(r, 2000));
       expect(gone).toBe(false);
       stream.close();
       expect(await goaway).toBe(0);

@@ -174,7 +174,9 @@ describe('distributed claims', () => {
   test('a failed fetch: an error status, an unreachable endpoint, an answer too large or too slow', async () => {
     serve('/claims/denied', 'no', 403);
     const port = await freePort();
-    const bounded = authenticators(byClaim, { maxBytes: 1024, timeoutMs: 300 });
+    // 3 s: every case but the hanging one must get its own answer before the timeout on a loaded
+    // machine (TLS to the local issuer included); the hanging one never answers.
+    const bounded = authenticators(byClaim, { maxBytes: 1024, timeoutMs: 3000 });
     await bounded.start();
     serve('/claims/large', 'x'.repeat(4096));
     issuer.serve('/claims/hang', () => undefined);

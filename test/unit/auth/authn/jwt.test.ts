@@ -9,6 +9,7 @@ import { authenticationConfigKind } from '../../../../src/config/kinds/authentic
 import { loadConfig } from '../../../../src/config/versioned-config';
 import type { KeyLike } from 'jose';
 import { caBlock, documentedExample, startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
+import { until } from '../../../support/until';
 
 let issuer: TestIssuer;
 beforeAll(async () => {
@@ -245,8 +246,7 @@ jwt:
     const errors: string[] = [];
     const b = new JwtAuthenticators(config.jwt, { retryMs: 50, onInitError: (_, e) => errors.push(e) });
     void b.start();
-    await new Promise((r) => setTimeout(r, 150));
-    expect(errors.length).toBeGreaterThan(0);
+    await until('the key fetch to fail', () => errors.length > 0);
     await refused(b, await issuer.sign({ aud: 'kubernetes', sub: 'u' }));
     b.close();
   });

@@ -77,7 +77,9 @@ const webhook = (o: Partial<WebhookAuthorizerOptions> = {}): WebhookAuthorizer =
     name: 'test',
     client: { server: `${base}/authorize/` },
     version: 'v1',
-    timeoutMs: 2000,
+    // Room for the retry tests' dozens of posts on a loaded machine: only the tests about the
+    // deadline set one they mean to reach.
+    timeoutMs: 10_000,
     authorizedTtlMs: 300_000,
     unauthorizedTtlMs: 30_000,
     failurePolicy: 'NoOpinion',
@@ -116,7 +118,7 @@ describe('the SubjectAccessReview sent', () => {
         '"status":{"allowed":false}}\n',
     );
     // client-go's request: the server path cleaned, `?timeout=`, its JSON codec's headers, the token.
-    expect(seen[0]!.url).toBe('/authorize?timeout=2s');
+    expect(seen[0]!.url).toBe('/authorize?timeout=10s');
     expect(seen[0]!.headers).toMatchObject({
       'content-type': 'application/json',
       accept: 'application/json, */*',
@@ -149,7 +151,7 @@ describe('the SubjectAccessReview sent', () => {
 
   it('basic credentials; a server URL without a path posts to /', async () => {
     await webhook({ client: { server: base, username: 'u', password: 'p' } }).authorize(attrs());
-    expect(seen[0]!.url).toBe('/?timeout=2s');
+    expect(seen[0]!.url).toBe('/?timeout=10s');
     expect(seen[0]!.headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
   });
 });
@@ -330,9 +332,11 @@ describe('failures: the failure policy\'s decision with client-go\'s error', () 
   });
 
   it('a slow webhook: `context deadline exceeded` at the timeout, not retried', async () => {
-    reply = (s, res) => setTimeout(() => answer({ allowed: true })(s, res), 1000);
-    const d = await webhook({ timeoutMs: 100, failurePolicy: 'Deny' }).authorize(attrs());
-    expect(d).toEqual({ decision: 'deny', error: `Post "${base}/authorize?timeout=100ms": context deadline exceeded` });
+    // Never answered (afterAll closes the connection): only the timeout can end the call. 1 s, so that
+    // the review is surely posted before it on a loaded machine.
+    reply = () => undefined;
+    const d = await webhook({ timeoutMs: 1000, failurePolicy: 'Deny' }).authorize(attrs());
+    expect(d).toEqual({ decision: 'deny', error: `Post "${base}/authorize?timeout=1s": context deadline exceeded` });
     expect(seen).toHaveLength(1);
   });
 
@@ -342,13 +346,13 @@ describe('failures: the failure policy\'s decision with client-go\'s error', () 
     const port = (dead.address() as AddressInfo).port;
     await new Promise((r) => dead.close(r));
     const d = await webhook({ client: { server: `http://127.0.0.1:${port}/authz` } }).authorize(attrs());
-    expect(d).toEqual({ decision: 'no-opinion', error: `Post "http://127.0.0.1:${port}/authz?timeout=2s": dial tcp 127.0.0.1:${port}: connect: connection refused` });
+    expect(d).toEqual({ decision: 'no-opinion', error: `Post "http://127.0.0.1:${port}/authz?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused` });
   });
 
   it('a connection closed without an answer is Go\'s EOF', async () => {
     reply = (_s, res) => res.socket?.destroy();
     const d = await webhook().authorize(attrs());
-    expect(d).toEqual({ decision: 'no-opinion', error: `Post "${base}/authorize?timeout=2s": EOF` });
+    expect(d).toEqual({ decision: 'no-opinion', error: `Post "${base}/authorize?timeout=10s": EOF` });
   });
 });
 

@@ -233,7 +233,8 @@ describe('10,000 bindings: the indexed path answers as the full walk', () => {
     const start = process.hrtime.bigint();
     for (const a of requests) await authz.authorize(a);
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    // Generous bound for slow CI machines; a walk of every binding takes many times longer.
-    expect(ms).toBeLessThan(2000);
+    // ~1.4 s on a loaded 2-core machine; walking every binding instead costs ~30 ms a decision (see
+    // the unindexed test), 300 s for these. 20 s is far from both, so load cannot flip it.
+    expect(ms).toBeLessThan(20_000);
   });
 });
