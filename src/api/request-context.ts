@@ -1,4 +1,5 @@
 /** What a handler passes down with every registry call (never express's req/res). */
+import type { StoredJson } from './stored-json';
 import type { UserInfo } from './user-info';
 
 /** Go's ctx.Err() texts: why a request's context is done. */
@@ -22,6 +23,8 @@ export interface CallContext {
    * closed the connection or reset the HTTP/2 stream before the answer was complete (canceled).
    */
   ended?: ContextEnd;
+  /** The JSON the request's create stored, for its answer (api/stored-json.ts); set by storage. */
+  storedJson?: StoredJson;
 }
 
 export interface RequestContext extends CallContext {

@@ -5,10 +5,12 @@
  * trailing newline, they are byte for byte what encoding the answered object gives (the storage
  * codec writes kind, apiVersion, metadata first and ObjectMeta in Go's order, as responses do).
  *
- * Storage remembers the bytes for the fresh object a create returns (never modified after: it is
- * handed straight to the response); anything that converts or copies it loses them, and the
- * response is encoded as usual. Entries go with their objects.
+ * Storage keeps the bytes on the request's context with the fresh object a create returns (never
+ * modified after: it is handed straight to the response); an answer of any other object (converted,
+ * copied) is encoded as usual. On the context, not in a WeakMap keyed by the object: an entry per
+ * create would cost every garbage collection an ephemeron.
  */
+import type { CallContext } from './request-context';
 import type { KubeObject } from './types';
 
 /** Where `"resourceVersion":"<rv>"` goes in a stored value, and on which side its comma goes. */
@@ -18,27 +20,28 @@ export interface RevisionSlot {
   comma: 'after' | 'before' | 'none';
 }
 
-interface StoredJson {
+/** The bytes a create stored, and the object it answers. */
+export interface StoredJson {
+  object: KubeObject;
   bytes: Buffer;
   slot: RevisionSlot;
 }
 
-const stored = new WeakMap<object, StoredJson>();
-
-/** Remembers the bytes `obj` (whose metadata.resourceVersion is the revision they were written at) was stored as. */
-export function rememberStoredJson(obj: KubeObject, bytes: Buffer, slot: RevisionSlot): void {
-  stored.set(obj, { bytes, slot });
+/** Keeps on the request's context the bytes `obj` (whose metadata.resourceVersion is the revision they were written at) was stored as. */
+export function rememberStoredJson(ctx: CallContext | undefined, obj: KubeObject, bytes: Buffer, slot: RevisionSlot): void {
+  if (ctx) ctx.storedJson = { object: obj, bytes, slot };
 }
 
 /**
  * The compact JSON encoding of `obj` (with the trailing newline of a response) from the bytes it
- * was stored as, or undefined when they are not known.
+ * was stored as in this request, or undefined when it is not the object the request's create stored.
  */
-export function storedJsonOf(obj: KubeObject): Buffer | undefined {
-  const entry = stored.get(obj);
+export function storedJsonOf(ctx: CallContext, obj: KubeObject): Buffer | undefined {
+  const entry = ctx.storedJson;
+  if (entry?.object !== obj) return undefined;
   const rv = obj.metadata?.resourceVersion;
   // A resourceVersion is etcd's revision in decimal: nothing in it needs escaping.
-  if (!entry || typeof rv !== 'string' || !/^[0-9]+$/.test(rv)) return undefined;
+  if (typeof rv !== 'string' || !/^[0-9]+$/.test(rv)) return undefined;
   const { bytes, slot } = entry;
   const field = slot.comma === 'after' ? `"resourceVersion":"${rv}",` : slot.comma === 'before' ? `,"resourceVersion":"${rv}"` : `"resourceVersion":"${rv}"`;
   const out = Buffer.allocUnsafe(bytes.length + field.length + 1);

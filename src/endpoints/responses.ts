@@ -120,7 +120,7 @@ export function convertForTarget(
 export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Status, target = negotiate(s)): void {
   // A create's object as compact JSON: the bytes it was stored as, its resourceVersion spliced in.
   if (!target.as && target.format === 'json' && obj.kind !== 'Status' && !prettyScope(s, target)) {
-    const stored = storedJsonOf(obj as KubeObject);
+    const stored = storedJsonOf(s.ctx, obj as KubeObject);
     if (stored) {
       sendEncoded(s, code, target, stored);
       return;

@@ -126,7 +126,7 @@ export class EtcdStore implements Storage {
     );
     if (!resp.succeeded) throw keyExists(key);
     const created = withRevision(obj, BigInt(resp.header.revision));
-    if (slot) rememberStoredJson(created, plain, slot);
+    if (slot) rememberStoredJson(opts.ctx, created, plain, slot);
     return created;
   }
 

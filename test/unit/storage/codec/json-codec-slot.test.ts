@@ -2,7 +2,7 @@
  * A create's answer from the bytes it was stored as: the storage encoding with its resourceVersion
  * spliced in must be byte for byte the response encoding of the object the create returns.
  */
-import { KubeObject, rememberStoredJson, storedJsonOf } from '../../../../src/api';
+import { CallContext, KubeObject, rememberStoredJson, storedJsonOf } from '../../../../src/api';
 import { encodeBody } from '../../../../src/endpoints/codec';
 import { encodeJsonWithSlot, jsonCodec } from '../../../../src/storage/codec/json-codec';
 import { withRevision } from '../../../../src/storage/revision';
@@ -11,8 +11,9 @@ import { withRevision } from '../../../../src/storage/revision';
 function answered(obj: KubeObject, revision = 12345n): { spliced: Buffer | undefined; encoded: Buffer; stored: Buffer } {
   const { bytes, slot } = encodeJsonWithSlot(obj);
   const created = withRevision(obj, revision);
-  if (slot) rememberStoredJson(created, bytes, slot);
-  return { spliced: storedJsonOf(created), encoded: encodeBody(created, 'json', false), stored: bytes };
+  const ctx: CallContext = {};
+  if (slot) rememberStoredJson(ctx, created, bytes, slot);
+  return { spliced: storedJsonOf(ctx, created), encoded: encodeBody(created, 'json', false), stored: bytes };
 }
 
 const secret = (meta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -42,10 +43,13 @@ test('no slot when a field before it is not a string: the answer is encoded as u
   expect(bytes.equals(jsonCodec.encode(obj))).toBe(true);
 });
 
-test('an object never stored, or copied since, has no stored bytes', () => {
+test('an object the request did not store, or copied since, has no stored bytes', () => {
   const obj = withRevision(secret({ name: 'n' }), 3n);
-  expect(storedJsonOf(obj)).toBeUndefined();
+  const ctx: CallContext = {};
+  expect(storedJsonOf(ctx, obj)).toBeUndefined();
   const { bytes, slot } = encodeJsonWithSlot(secret({ name: 'n' }));
-  rememberStoredJson(obj, bytes, slot ?? { at: 0, comma: 'none' });
-  expect(storedJsonOf({ ...obj })).toBeUndefined();
+  rememberStoredJson(ctx, obj, bytes, slot ?? { at: 0, comma: 'none' });
+  expect(storedJsonOf(ctx, obj)).toBeDefined();
+  expect(storedJsonOf(ctx, { ...obj })).toBeUndefined();
+  expect(storedJsonOf({}, obj)).toBeUndefined();
 });
