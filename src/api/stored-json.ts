@@ -10,7 +10,6 @@
  * copied) is encoded as usual. On the context, not in a WeakMap keyed by the object: an entry per
  * create would cost every garbage collection an ephemeron.
  */
-import type { CallContext } from './request-context';
 import type { KubeObject } from './types';
 
 /** Where `"resourceVersion":"<rv>"` goes in a stored value, and on which side its comma goes. */
@@ -18,6 +17,11 @@ export interface RevisionSlot {
   /** Byte offset of the insertion. */
   at: number;
   comma: 'after' | 'before' | 'none';
+}
+
+/** Where the bytes are kept: the request's context (CallContext.storedJson). */
+export interface StoredJsonHolder {
+  storedJson?: StoredJson;
 }
 
 /** The bytes a create stored, and the object it answers. */
@@ -28,7 +32,7 @@ export interface StoredJson {
 }
 
 /** Keeps on the request's context the bytes `obj` (whose metadata.resourceVersion is the revision they were written at) was stored as. */
-export function rememberStoredJson(ctx: CallContext | undefined, obj: KubeObject, bytes: Buffer, slot: RevisionSlot): void {
+export function rememberStoredJson(ctx: StoredJsonHolder | undefined, obj: KubeObject, bytes: Buffer, slot: RevisionSlot): void {
   if (ctx) ctx.storedJson = { object: obj, bytes, slot };
 }
 
@@ -36,7 +40,7 @@ export function rememberStoredJson(ctx: CallContext | undefined, obj: KubeObject
  * The compact JSON encoding of `obj` (with the trailing newline of a response) from the bytes it
  * was stored as in this request, or undefined when it is not the object the request's create stored.
  */
-export function storedJsonOf(ctx: CallContext, obj: KubeObject): Buffer | undefined {
+export function storedJsonOf(ctx: StoredJsonHolder, obj: KubeObject): Buffer | undefined {
   const entry = ctx.storedJson;
   if (entry?.object !== obj) return undefined;
   const rv = obj.metadata?.resourceVersion;
