@@ -13,10 +13,11 @@ export type NamespaceGetter = (name: string) => Promise<KubeObject | null>;
 /** Reads and writes quotas for the ResourceQuota plugin (the registry, wired by the server). */
 export interface QuotaAccessor {
   /**
-   * The quotas of a namespace: from the watch cache (kube's informer lister) unless `fresh`, which
-   * asks for a consistent read (used when retrying after a conflict).
+   * The quotas of a namespace: kube's GetQuotas (the informer's copy, a remembered live list when
+   * it holds none; see plugins/quota-accessor.ts), synchronous when no I/O was needed; with `fresh`,
+   * a consistent read (used when retrying after a conflict). Shared objects: never mutate them.
    */
-  getQuotas(namespace: string, opts?: { fresh?: boolean }): Promise<KubeObject[]>;
+  getQuotas(namespace: string, opts?: { fresh?: boolean }): KubeObject[] | Promise<KubeObject[]>;
   /**
    * Writes the quota's status through the status subresource, conditional on its
    * metadata.resourceVersion; throws the registry's ApiError (409 Conflict when it changed).

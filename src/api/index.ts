@@ -14,6 +14,7 @@ export * from './request-context';
 export * from './resource-version';
 export * from './shared-items';
 export * from './json-clone';
+export * from './stored-json';
 export * from './json-depth';
 export * from './resource-quota-names';
 export * from './quota';

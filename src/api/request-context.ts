@@ -1,4 +1,5 @@
 /** What a handler passes down with every registry call (never express's req/res). */
+import type { StoredJson } from './stored-json';
 import type { UserInfo } from './user-info';
 
 /** Go's ctx.Err() texts: why a request's context is done. */
@@ -27,6 +28,8 @@ export interface CallContext {
    * admission webhook's call in flight); `endContext` aborts it. Absent for most requests.
    */
   endSignal?: AbortController;
+  /** The JSON the request's create stored, for its answer (api/stored-json.ts); set by storage. */
+  storedJson?: StoredJson;
 }
 
 export interface RequestContext extends CallContext {

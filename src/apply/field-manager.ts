@@ -26,7 +26,7 @@ import { pathOf } from './path-element';
 import { Conflict, ConflictList, applyOwnershipSteps, updateOwnershipSteps } from './updater';
 import { Steps, runSteps, runStepsAsync } from '../api/steps';
 import { typeErrorsMessage, validateValue } from './validate-config';
-import { zeroValue } from './zero-value';
+import { sharedZeroValue, zeroValue } from './zero-value';
 
 /** The type and request facts both operations need. */
 export interface FieldManagerContext {
@@ -179,7 +179,8 @@ function* updateSteps(opts: UpdateOptions): Steps<FieldManagerResult> {
   // skipNonAppliedManager: an existing object without managedFields is not tracked by updates.
   if (managed.fields.size === 0 && opts.live?.metadata?.uid) return { object: next, changed: true };
   const id = managerIdentity({ manager: opts.manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
-  const live = opts.live ? withoutManagedFields(opts.live) : zeroValue(type);
+  // A create compares with the kind's empty object, made once (the comparison only reads it).
+  const live = opts.live ? withoutManagedFields(opts.live) : sharedZeroValue(type);
   const result = capUpdateManagers(yield* trackUpdate(managed, live, next, id, opts, type));
   yield;
   const object = yield* withManagedFields(next, result);

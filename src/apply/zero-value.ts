@@ -18,3 +18,22 @@ export function zeroValue(type: TypeRef, depth = 0): Record<string, unknown> {
   }
   return out;
 }
+
+/** Zero values by type (its atom), frozen: built once per kind, not once per create. */
+const sharedZeros = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
+function deepFreeze<T extends object>(v: T): T {
+  for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) deepFreeze(x);
+  return Object.freeze(v);
+}
+
+/** zeroValue, shared and frozen: for a comparison, which only reads it. */
+export function sharedZeroValue(type: TypeRef): Readonly<Record<string, unknown>> {
+  const atom = type();
+  let zero = sharedZeros.get(atom);
+  if (!zero) {
+    zero = deepFreeze(zeroValue(type));
+    sharedZeros.set(atom, zero);
+  }
+  return zero;
+}

@@ -70,6 +70,8 @@ export function beginRequest(holder: Holder, init: { auditId: string; info: Requ
     namespace: '',
     dryRun: false,
     now: () => new Date(),
+    // Set by a create's storage write (api/stored-json.ts); present from the start, as the others.
+    storedJson: undefined,
   };
   bag(holder)[kState] = state;
   return state;

@@ -1,6 +1,6 @@
 /** Writing API objects, lists and Status bodies with negotiation, pretty printing and warnings. */
 import type { Request, Response } from 'express';
-import { ApiError, KubeList, KubeObject, Status, errors, hasSharedItems } from '../api';
+import { ApiError, KubeList, KubeObject, Status, errors, hasSharedItems, storedJsonOf } from '../api';
 import { GenericStore, IncludeObject, toTable } from '../registry';
 import { CborSerializer, encodeBody } from './codec';
 import { encodeJsonList } from './list-encoding';
@@ -118,6 +118,14 @@ export function convertForTarget(
 }
 
 export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Status, target = negotiate(s)): void {
+  // A create's object as compact JSON: the bytes it was stored as, its resourceVersion spliced in.
+  if (!target.as && target.format === 'json' && obj.kind !== 'Status' && !prettyScope(s, target)) {
+    const stored = storedJsonOf(s.ctx, obj as KubeObject);
+    if (stored) {
+      sendEncoded(s, code, target, stored);
+      return;
+    }
+  }
   // send reads the target's format, type and pretty flag, never `as`.
   if (obj.kind === 'Status' || !target.as) {
     send(s, code, target, obj);

@@ -8,7 +8,7 @@ import express from 'express';
 import type { Logger } from 'winston';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, SCHEDULING_GROUP, apiVersionOf, cloneJson } from '../api';
-import { AdmissionSetup, EnableOptions, Plugins, PriorityClassLister, WebhookConfigurationLister, newAdmissionPlugins } from '../admission';
+import { AdmissionSetup, EnableOptions, Plugins, PriorityClassLister, WebhookConfigurationLister, newAdmissionPlugins, quotaAccessor } from '../admission';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
@@ -188,6 +188,8 @@ export class ApiServer {
   private readonly webhookConfigurations: WebhookConfigurationLister;
   /** The Priority plugin's PriorityClasses (an informer made with the others, after the chain). */
   private readonly priorityClasses: PriorityClassLister;
+  /** The quotas of a namespace in the shared informer's copy (ResourceQuota admission). */
+  private readonly quotaLister: (namespace: string) => readonly KubeObject[];
 
   /** The schema names addResource added with each resource (group/version/resource). */
   private readonly schemasAddedWith = new Map<string, string[]>();
@@ -226,15 +228,17 @@ export class ApiServer {
         live: (name) => this.read(SCHEDULING_GROUP, 'priorityclasses', '', name),
       },
       defaultTolerationSeconds: opts.admission?.defaultTolerationSeconds,
-      quotas: {
+      // kube's quota accessor: the informer's copy (made below), live lists when it holds none.
+      quotas: quotaAccessor({
+        listed: (namespace) => this.quotaLister(namespace),
         // With resourcequotas not served (--runtime-config) there are no quotas to enforce.
-        getQuotas: async (namespace, o) => {
+        live: async (namespace) => {
           const store = this.registry.get('', 'v1', 'resourcequotas');
-          return store ? (await store.list(this.systemContext(namespace), o?.fresh ? {} : { resourceVersion: '0' })).items : [];
+          return store ? (await store.list(this.systemContext(namespace), {})).items : [];
         },
-        updateQuotaStatus: async (quota) =>
+        writeStatus: async (quota) =>
           (await this.quotaStore().update(this.systemContext(quota.metadata.namespace), quota.metadata.name ?? '', () => cloneJson(quota), { subresource: 'status' })).object,
-      },
+      }),
     });
     // What the declarations reach of the server (ResourceSettings). The registry reads it per
     // request, so the authorizer chain and RBAC's escalation checks, which need the registry's
@@ -259,6 +263,7 @@ export class ApiServer {
     const listers = rbacListers(this.registry, this.informers);
     this.webhookConfigurations = webhookConfigurationLister(this.registry, this.informers);
     this.priorityClasses = priorityClassLister(this.registry, this.informers);
+    this.quotaLister = quotaLister(this.registry, this.informers);
     const authorizer = typeof opts.authorizer === 'function' ? opts.authorizer({ rbac: () => rbacAuthorizerFor(listers) }) : (opts.authorizer ?? alwaysAllow);
     this.authorizer = authorizer;
     // Access reviews and RBAC's escalate/bind checks ask the same chain every request passes.
@@ -574,6 +579,17 @@ function byteFieldLookup(registry: Registry, schemas: SchemaRegistry): (apiVersi
     }
     return paths;
   };
+}
+
+/**
+ * The ResourceQuotas of a namespace that ResourceQuota admission reads, from the server's shared
+ * informer (made now, so it syncs with the others before the server listens): none until it has
+ * synced, and none when resourcequotas are not served.
+ */
+function quotaLister(registry: Registry, informers: SharedInformers): (namespace: string) => readonly KubeObject[] {
+  if (!registry.get('', 'v1', 'resourcequotas')) return () => [];
+  const informer = informers.forResource('', 'v1', 'resourcequotas');
+  return (namespace) => (informer.hasSynced() ? informer.indexer.listInNamespace(namespace) : []);
 }
 
 /**

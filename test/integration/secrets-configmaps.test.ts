@@ -238,3 +238,34 @@ describe('ConfigMap data', () => {
     expect(r.json().message).toMatch(/^ConfigMap "badkey" is invalid: binaryData\[a\/b\]: Invalid value: "a\/b": a valid config key must consist of/);
   });
 });
+
+describe('the answer to a create', () => {
+  // The JSON answer is the stored bytes with the resourceVersion spliced in: the same text as the
+  // object's encoding anywhere else (a GET from etcd), key order and unicode escapes included.
+  test('is the text a GET of the object answers, with labels, annotations and non-ASCII data', async () => {
+    const body = {
+      kind: 'Secret',
+      apiVersion: 'v1',
+      metadata: { name: 'answer', labels: { a: 'b' }, annotations: { note: 'é ✓ "quoted" \u0001 <&>' } },
+      stringData: { k: 'v' },
+      type: 'Opaque',
+    };
+    const created = await post(secrets, body);
+    expect(created.status).toBe(201);
+    const got = await srv.request('GET', `${secrets}/answer`);
+    expect(created.text).toBe(got.text);
+    expect(created.text.endsWith('}\n')).toBe(true);
+    expect(created.json().metadata.resourceVersion).toMatch(/^[0-9]+$/);
+  });
+
+  test('pretty, YAML and Table answers are encoded as before', async () => {
+    const make = (name: string) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name }, data: { a: '1' } });
+    const pretty = await srv.request('POST', `${configmaps}?pretty=true`, { body: make('pretty') });
+    expect(pretty.text).toBe(`${JSON.stringify(pretty.json(), null, 2)}\n`);
+    const yaml = await srv.request('POST', configmaps, { body: make('yaml'), headers: { accept: 'application/yaml' } });
+    expect(yaml.headers['content-type']).toBe('application/yaml');
+    expect(yaml.text).toContain('name: yaml\n');
+    const table = await srv.request('POST', configmaps, { body: make('table'), headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(table.json().kind).toBe('Table');
+  });
+});

@@ -356,6 +356,14 @@ export function resourceQuota(opts: ResourceQuotaAdmissionOptions): AdmissionPlu
       // Only writes the resource's evaluator handles can change usage: CREATE (and a pod's resize).
       const ev = quotaEvaluatorFor(a.group, a.resource);
       if (!ev.handles(a.operation, a.subresource)) return;
+      // A namespace known (without I/O) to have no quota allows the write, as kube's worker would
+      // find at once: no queue, no timer. With limited resources it is evaluated all the same.
+      if (!opts.limitedResources?.length) {
+        const known = opts.accessor.getQuotas(a.namespace);
+        // A live lookup under way: the worker awaits the same one (and sees its error).
+        if (known instanceof Promise) known.catch(() => undefined);
+        else if (!known.length) return;
+      }
       await evaluator.evaluate(a, ev, ctx.now());
     },
   };

@@ -34,10 +34,19 @@ export function validateManagerParam(s: HandlerScope, optionsKind: string): void
   if (errs.length) throw errors.invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', errs);
 }
 
+/** Reset fields by their declaration's path list: built once, not per write (the field manager only reads them). */
+const resetFieldSets = new WeakMap<object, FieldSet>();
+
 function resetFieldsOf(s: HandlerScope): FieldSet | undefined {
   const def = s.store.def;
   const paths = s.info.subresource ? def.subresources.find((x) => x.name === s.info.subresource)?.resetFields : def.resetFields;
-  return paths?.length ? FieldSet.of(...paths.map((p) => pathOf(...p))) : undefined;
+  if (!paths?.length) return undefined;
+  let set = resetFieldSets.get(paths);
+  if (!set) {
+    set = FieldSet.of(...paths.map((p) => pathOf(...p)));
+    resetFieldSets.set(paths, set);
+  }
+  return set;
 }
 
 /**

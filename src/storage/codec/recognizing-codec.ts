@@ -6,12 +6,13 @@
  * Writes stay JSON, which kube-apiserver reads in turn.
  */
 import type { KubeObject } from '../../api';
-import { type StorageCodec, jsonCodec, stampRevision } from './json-codec';
+import { type StorageCodec, encodeJsonWithSlot, jsonCodec, stampRevision } from './json-codec';
 import { hasProtobufMagic, type ProtobufCodec } from './protobuf-codec';
 
 export function recognizingCodec(protobuf: ProtobufCodec): StorageCodec {
   return {
     encode: (obj) => jsonCodec.encode(obj),
+    encodeWithSlot: (obj) => encodeJsonWithSlot(obj),
     decode(data, revision) {
       if (!hasProtobufMagic(data)) return jsonCodec.decode(data, revision);
       return stampRevision(protobuf.decode(data) as unknown as KubeObject, revision);

@@ -6,7 +6,7 @@
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, IKeyValue, IRangeResponse, ITxnResponse, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject, cloneJson, loopHeld, nextTurn } from '../../api';
+import { KubeObject, cloneJson, loopHeld, nextTurn, rememberStoredJson } from '../../api';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError, assertSendable, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
 import {
@@ -107,7 +107,8 @@ export class EtcdStore implements Storage {
   async create(key: string, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     // Encoding a 3 MiB object is a stage of its own (api/turns.ts).
     if (loopHeld()) await nextTurn();
-    const plain = this.codec.encode(obj);
+    // With where the resourceVersion goes, so the answer can be these bytes (api/stored-json.ts).
+    const { bytes: plain, slot } = this.codec.encodeWithSlot && !opts.dryRun ? this.codec.encodeWithSlot(obj) : { bytes: this.codec.encode(obj), slot: undefined };
     if (opts.dryRun) {
       if (await this.readCurrent(key)) throw keyExists(key);
       return obj;
@@ -124,7 +125,9 @@ export class EtcdStore implements Storage {
       }),
     );
     if (!resp.succeeded) throw keyExists(key);
-    return withRevision(obj, BigInt(resp.header.revision));
+    const created = withRevision(obj, BigInt(resp.header.revision));
+    if (slot) rememberStoredJson(opts.ctx, created, plain, slot);
+    return created;
   }
 
   /** kube's store.Get: a quorum read, then the not-older-than check (before not-found, as kube). */

@@ -125,11 +125,28 @@ describe('limitedResources', () => {
   });
 
   test('the plugin evaluates a namespace without quotas when resources are limited', async () => {
-    const empty: QuotaAccessor = { getQuotas: async () => [], updateQuotaStatus: async (q) => q };
-    await expect(resourceQuota({ accessor: empty }).validate?.(ctx, podAttrs(withMemory))).resolves.toBeUndefined();
-    await expect(resourceQuota({ accessor: empty, limitedResources: [byName] }).validate?.(ctx, podAttrs(withMemory))).rejects.toMatchObject({
-      status: { code: 403, message: 'pods "p" is forbidden: insufficient quota to consume: memory,requests.memory' },
-    });
+    // Whether the accessor had to list (a promise) or knew at once (the server's informer).
+    for (const empty of [
+      { getQuotas: async () => [], updateQuotaStatus: async (q) => q },
+      { getQuotas: () => [], updateQuotaStatus: async (q) => q },
+    ] as QuotaAccessor[]) {
+      await expect(resourceQuota({ accessor: empty }).validate?.(ctx, podAttrs(withMemory))).resolves.toBeUndefined();
+      await expect(resourceQuota({ accessor: empty, limitedResources: [byName] }).validate?.(ctx, podAttrs(withMemory))).rejects.toMatchObject({
+        status: { code: 403, message: 'pods "p" is forbidden: insufficient quota to consume: memory,requests.memory' },
+      });
+    }
+  });
+
+  test('a quota the accessor knows at once is still evaluated and charged through the queue', async () => {
+    let stored = quota('q', { secrets: '1' }, { secrets: '0' });
+    const sync: QuotaAccessor = {
+      getQuotas: () => [stored],
+      updateQuotaStatus: async (q) => (stored = { ...q, metadata: { ...q.metadata, resourceVersion: '2' } }),
+    };
+    const plugin = resourceQuota({ accessor: sync });
+    await expect(plugin.validate?.(ctx, attrs())).resolves.toBeUndefined();
+    expect(stored.status).toMatchObject({ used: { secrets: '1' } });
+    await expect(plugin.validate?.(ctx, attrs({ name: 's2' }))).rejects.toMatchObject({ status: { code: 403 } });
   });
 });
 
