@@ -325,7 +325,7 @@ export interface X509AuthenticatorOptions {
   now?: () => Date;
   /** Told why a presented certificate was refused (kube logs "Unable to authenticate the request"). */
   onFailure?: (message: string) => void;
-  /** Bound on the chains whose success is kept across connections (default {@link VERIFIED_CHAINS_KEPT}). */
+  /** Bound on the chains whose success is kept across connections (default {@link VERIFIED_CHAINS_KEPT}; 0 keeps none). */
   maxVerifiedChains?: number;
 }
 
@@ -372,7 +372,8 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
   let rootsInForce: readonly X509Certificate[] | undefined;
   let roots: ParsedCertificate[] = [];
   let perConnection = new WeakMap<readonly X509Certificate[], Verdict>();
-  const verified = new LRUCache<string, Verified>({ max: opts.maxVerifiedChains ?? VERIFIED_CHAINS_KEPT });
+  const kept = opts.maxVerifiedChains ?? VERIFIED_CHAINS_KEPT;
+  const verified = kept > 0 ? new LRUCache<string, Verified>({ max: kept }) : undefined;
   return {
     authenticate: async (req: AuthRequest) => {
       const presented = req.peerCertificates?.() ?? [];
@@ -383,7 +384,7 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
         roots = bundle.map(parseCertificate);
         rootsInForce = bundle;
         perConnection = new WeakMap();
-        verified.clear();
+        verified?.clear();
       }
       const now = opts.now?.() ?? new Date();
       const nowMs = now.getTime();
@@ -395,14 +396,14 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
         }
         return known.user;
       }
-      const key = chainKey(presented);
-      const shared = verified.get(key);
+      const key = verified ? chainKey(presented) : '';
+      const shared = verified?.get(key);
       if (shared) {
         if (holds(shared, nowMs)) {
           perConnection.set(presented, shared);
           return shared.user;
         }
-        verified.delete(key);
+        verified?.delete(key);
       }
       let leaf: ParsedCertificate;
       let chains: ParsedCertificate[][];
@@ -442,7 +443,7 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
         user,
       };
       perConnection.set(presented, verdict);
-      verified.set(key, verdict);
+      verified?.set(key, verdict);
       return user;
     },
   };

@@ -302,6 +302,14 @@ describe('verdicts kept across connections (by the presented certificates)', () 
     expect(verify.mock.calls.length).toBeGreaterThan(checks);
   });
 
+  test('maxVerifiedChains 0 keeps none: each new connection verifies again', async () => {
+    const { auth } = setup({ max: 0 });
+    await auth.authenticate(connection('alice'));
+    const checks = verify.mock.calls.length;
+    await expect(auth.authenticate(connection('alice'))).resolves.toMatchObject({ name: 'alice' });
+    expect(verify.mock.calls.length).toBeGreaterThan(checks);
+  });
+
   test('a certificate without a CN is kept as no opinion', async () => {
     const { auth } = setup();
     await expect(auth.authenticate(connection('nocn'))).resolves.toBeNull();
