@@ -1,10 +1,18 @@
 /**
  * The client certificates of a request's TLS connection (Go's req.TLS.PeerCertificates), for the
  * x509 authenticator: HTTP/1.1 reads them from the request's socket, HTTP/2 from its session's.
- * They cannot change during a connection, so they are read and parsed once per connection.
+ *
+ * Read with `getPeerX509Certificate()`, which hands over OpenSSL's own parsed certificates, the leaf
+ * first and then, through `issuerCertificate`, the ones the client sent after it in its order, as
+ * Go's PeerCertificates. (`getPeerCertificate(true)` built a detailed JavaScript object of every
+ * field, and appended the issuer from the server's own CA store, which the client never sent; each
+ * certificate then had to be parsed again.) Node's read takes the sent certificates out of the
+ * connection's chain, so a second read would give the leaf alone: the chain is read once per
+ * connection and kept for its requests (a TLS 1.2 renegotiation does not replace it; Go's server
+ * refuses renegotiation, so kube's requests only ever see the first handshake's certificates).
  */
-import { X509Certificate } from 'node:crypto';
-import type { PeerCertificate, DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
 
 const none: readonly X509Certificate[] = Object.freeze([]);
 const byConnection = new WeakMap<object, readonly X509Certificate[]>();
@@ -21,12 +29,12 @@ export function peerCertificatesOf(req: RequestLike): readonly X509Certificate[]
   // all of them stay inside the try, so a closed connection reads as no certificate, never a 500.
   try {
     const socket = (req.httpVersionMajor === 2 ? req.stream?.session?.socket : req.socket) as Partial<TLSSocket> | undefined;
-    if (!socket || typeof socket.getPeerCertificate !== 'function') return none;
+    if (!socket || typeof socket.getPeerX509Certificate !== 'function') return none;
     const cached = byConnection.get(socket);
     if (cached) return cached;
     let chain: readonly X509Certificate[] = none;
     try {
-      chain = chainOf(socket.getPeerCertificate(true));
+      chain = chainOf(socket.getPeerX509Certificate());
     } catch {
       chain = none;
     }
@@ -37,15 +45,13 @@ export function peerCertificatesOf(req: RequestLike): readonly X509Certificate[]
   }
 }
 
-/** Node's detailed certificate links each certificate to its issuer (the last one to itself). */
-function chainOf(detailed: DetailedPeerCertificate | PeerCertificate): readonly X509Certificate[] {
+/** The leaf and the certificates linked after it (each its own object; a repeat ends the walk). */
+function chainOf(leaf: X509Certificate | undefined): readonly X509Certificate[] {
   const out: X509Certificate[] = [];
-  const seen = new Set<PeerCertificate>();
-  let c: DetailedPeerCertificate | PeerCertificate | undefined = detailed;
-  while (c && Buffer.isBuffer(c.raw) && c.raw.length > 0 && !seen.has(c)) {
+  const seen = new Set<X509Certificate>();
+  for (let c = leaf; c !== undefined && !seen.has(c); c = c.issuerCertificate) {
     seen.add(c);
-    out.push(new X509Certificate(c.raw));
-    c = (c as DetailedPeerCertificate).issuerCertificate;
+    out.push(c);
   }
   return out.length === 0 ? none : out;
 }

@@ -5,7 +5,8 @@
  * the certificate's SHA-256 fingerprint its credential id. A certificate without a CN is no opinion;
  * one that does not verify (expired, not yet valid, unknown issuer, no clientAuth usage) fails the
  * request (401). The listener only asks for a certificate (Go's tls.RequestClientCert); everything
- * is judged here, per request, at the request's time, as kube does.
+ * is judged here, for each request at the request's time, as kube does (a kept verdict being the
+ * answer verifying again would give: see x509Authenticator).
  *
  * Chain building follows Go's crypto/x509 Verify: parents found by subject, signatures checked with
  * node:crypto, every certificate's validity window checked, intermediates and roots must be CAs (a
@@ -14,6 +15,7 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { LRUCache } from 'lru-cache';
 import { errors, goPathError, goQuote } from '../../api';
 import { children, readTlv, splitPemCertificates, type Tlv } from '../../api/der';
 import { CREDENTIAL_ID_KEY, type AuthRequest, type Authenticator, type UserInfo } from './types';
@@ -323,23 +325,55 @@ export interface X509AuthenticatorOptions {
   now?: () => Date;
   /** Told why a presented certificate was refused (kube logs "Unable to authenticate the request"). */
   onFailure?: (message: string) => void;
+  /** Bound on the chains whose success is kept across connections (default {@link VERIFIED_CHAINS_KEPT}; 0 keeps none). */
+  maxVerifiedChains?: number;
+}
+
+/** How many verified chains are kept across connections (least recently used dropped first). */
+export const VERIFIED_CHAINS_KEPT = 1024;
+/** How long a connection's refused chain is refused without verifying it again. */
+const REFUSAL_KEPT_MS = 60_000;
+
+/** A verified chain: its user, while `now` is within every certificate's window of its chains. */
+interface Verified {
+  from: number;
+  until: number;
+  user: UserInfo | null;
+}
+type Verdict = Verified | { until: number; failure: string };
+
+/** A verified chain's answer holds while `nowMs` is inside every certificate's window. */
+function holds(v: Verdict, nowMs: number): boolean {
+  return nowMs <= v.until && (!('from' in v) || nowMs >= v.from);
+}
+
+/** The presented chain's identity across connections: each certificate's SHA-256, in order. */
+function chainKey(presented: readonly X509Certificate[]): string {
+  return presented.map((c) => c.fingerprint256).join(' ');
 }
 
 /**
  * The x509 request authenticator: no opinion without a client certificate (or with one lacking a
  * CN); the user of a chain that verifies; a 401 ApiError for one that does not.
+ *
+ * kube verifies the chain on every request (on parallel goroutines). Here a verdict is kept, so a
+ * client cannot spend the event loop on signature checks, and it is exactly the answer a fresh
+ * verification would give: a chain verifies the same way whenever every certificate of its verified
+ * paths is in its validity window, and the roots are the same. So
+ * - per connection (the presented array, peer-certificates.ts): a success while those windows hold,
+ *   a refusal (with its logged reason) for a minute;
+ * - across connections, by the presented certificates' fingerprints: successes only, while those
+ *   windows hold, at most `maxVerifiedChains` (least recently used dropped). A refused chain is
+ *   verified again on each new connection, and refused with a reason of that time.
+ * A new CA bundle forgets both.
  */
 export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator {
   const rootsSource = typeof opts.roots === 'function' ? opts.roots : () => opts.roots as readonly X509Certificate[];
   let rootsInForce: readonly X509Certificate[] | undefined;
   let roots: ParsedCertificate[] = [];
-  /**
-   * What a presented chain (one array per connection: peer-certificates.ts) verified to, and until
-   * when the answer holds: a success while every certificate of its chain is in its validity window,
-   * a refusal for a minute. Verifying large keys again on every request of a keep-alive connection
-   * would let a client spend the event loop (kube verifies per request, but on parallel goroutines).
-   */
-  let verdicts = new WeakMap<readonly X509Certificate[], { from: number; until: number; user: UserInfo | null } | { until: number; failure: string }>();
+  let perConnection = new WeakMap<readonly X509Certificate[], Verdict>();
+  const kept = opts.maxVerifiedChains ?? VERIFIED_CHAINS_KEPT;
+  const verified = kept > 0 ? new LRUCache<string, Verified>({ max: kept }) : undefined;
   return {
     authenticate: async (req: AuthRequest) => {
       const presented = req.peerCertificates?.() ?? [];
@@ -349,17 +383,27 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
       if (bundle !== rootsInForce) {
         roots = bundle.map(parseCertificate);
         rootsInForce = bundle;
-        verdicts = new WeakMap();
+        perConnection = new WeakMap();
+        verified?.clear();
       }
       const now = opts.now?.() ?? new Date();
       const nowMs = now.getTime();
-      const known = verdicts.get(presented);
-      if (known && nowMs <= known.until && (!('from' in known) || nowMs >= known.from)) {
+      const known = perConnection.get(presented);
+      if (known && holds(known, nowMs)) {
         if ('failure' in known) {
           opts.onFailure?.(known.failure);
           throw errors.unauthorized();
         }
         return known.user;
+      }
+      const key = verified ? chainKey(presented) : '';
+      const shared = verified?.get(key);
+      if (shared) {
+        if (holds(shared, nowMs)) {
+          perConnection.set(presented, shared);
+          return shared.user;
+        }
+        verified?.delete(key);
       }
       let leaf: ParsedCertificate;
       let chains: ParsedCertificate[][];
@@ -383,7 +427,7 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
           id = '';
         }
         const failure = `verifying certificate${id} failed: ${what}`;
-        verdicts.set(presented, { until: nowMs + 60_000, failure });
+        perConnection.set(presented, { until: nowMs + REFUSAL_KEPT_MS, failure });
         opts.onFailure?.(failure);
         throw errors.unauthorized();
       }
@@ -393,9 +437,13 @@ export function x509Authenticator(opts: X509AuthenticatorOptions): Authenticator
         if (user) break;
       }
       const all = chains.flat();
-      const from = Math.max(...all.map((c) => c.notBefore.getTime()));
-      const until = Math.min(...all.map((c) => c.notAfter.getTime()));
-      verdicts.set(presented, { from, until, user });
+      const verdict: Verified = {
+        from: Math.max(...all.map((c) => c.notBefore.getTime())),
+        until: Math.min(...all.map((c) => c.notAfter.getTime())),
+        user,
+      };
+      perConnection.set(presented, verdict);
+      verified?.set(key, verdict);
       return user;
     },
   };

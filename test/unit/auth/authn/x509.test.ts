@@ -206,3 +206,115 @@ describe('verdicts kept per connection', () => {
     }
   });
 });
+
+describe('verdicts kept across connections (by the presented certificates)', () => {
+  pki.issue('short-inter', { ca: 'root', subj: '/CN=short-inter', ext: CA_EXT, end: new Date(NOW.getTime() + 5 * day) });
+  pki.issue('under-short', { ca: 'short-inter', subj: '/CN=under-short' });
+  /** A new connection's chain: new objects, as peer-certificates.ts reads them from each socket. */
+  const connection = (...names: string[]) => {
+    const chain = names.map((n) => new X509Certificate(pki.read(`${n}.crt`)));
+    return { headers: {}, peerCertificates: () => chain };
+  };
+  const setup = (o: { roots?: () => readonly X509Certificate[]; max?: number } = {}) => {
+    const clock = { now: new Date() };
+    const failures: string[] = [];
+    const auth = x509Authenticator({
+      roots: o.roots ?? [new X509Certificate(pki.read('root.crt'))],
+      now: () => clock.now,
+      onFailure: (m) => failures.push(m),
+      maxVerifiedChains: o.max,
+    });
+    return { clock, failures, auth };
+  };
+  let verify: jest.SpyInstance;
+  beforeEach(() => (verify = jest.spyOn(X509Certificate.prototype, 'verify')));
+  afterEach(() => verify.mockRestore());
+
+  test('a chain verified on one connection is not verified again on the next; the user is the same', async () => {
+    const { auth } = setup();
+    const a = await auth.authenticate(connection('alice'));
+    const checks = verify.mock.calls.length;
+    expect(checks).toBeGreaterThan(0);
+    const b = await auth.authenticate(connection('alice'));
+    expect(verify.mock.calls.length).toBe(checks);
+    expect(b).toEqual(a);
+    expect(b?.extra?.[CREDENTIAL_ID_KEY]).toEqual([`X509SHA256=${createHash('sha256').update(new X509Certificate(pki.read('alice.crt')).raw).digest('hex')}`]);
+  });
+
+  test('the intermediates are part of the key: a leaf verified with its intermediate is still refused alone', async () => {
+    const { auth, failures } = setup();
+    await expect(auth.authenticate(connection('leaf', 'inter'))).resolves.toMatchObject({ name: 'leaf' });
+    await expect(auth.authenticate(connection('leaf'))).rejects.toMatchObject({ code: 401 });
+    expect(failures[0]).toMatch(/failed: x509: certificate signed by unknown authority$/);
+    await expect(auth.authenticate(connection('leaf', 'inter'))).resolves.toMatchObject({ name: 'leaf' });
+  });
+
+  test('a kept success ends with the earliest end of its chain: past the intermediate’s, a new connection is refused with Go’s reason', async () => {
+    const { auth, clock, failures } = setup();
+    await expect(auth.authenticate(connection('under-short', 'short-inter'))).resolves.toMatchObject({ name: 'under-short' });
+    clock.now = new Date(clock.now.getTime() + 4 * day);
+    await expect(auth.authenticate(connection('under-short', 'short-inter'))).resolves.toMatchObject({ name: 'under-short' });
+    clock.now = new Date(clock.now.getTime() + 2 * day);
+    await expect(auth.authenticate(connection('under-short', 'short-inter'))).rejects.toMatchObject({ code: 401 });
+    expect(failures).toEqual([
+      expect.stringMatching(/failed: x509: certificate signed by unknown authority \(possibly because of "x509: certificate has expired or is not yet valid: current time .* is after .*" while trying to verify candidate authority certificate "short-inter"\)$/),
+    ]);
+  });
+
+  test('a kept success ends with the leaf’s end; a refusal is never kept across connections (the reason names each time)', async () => {
+    const { auth, clock, failures } = setup();
+    await expect(auth.authenticate(connection('alice'))).resolves.toMatchObject({ name: 'alice' });
+    clock.now = new Date(clock.now.getTime() + 40 * day);
+    await expect(auth.authenticate(connection('alice'))).rejects.toMatchObject({ code: 401 });
+    const later = new Date(clock.now.getTime() + 3 * day);
+    clock.now = later;
+    await expect(auth.authenticate(connection('alice'))).rejects.toMatchObject({ code: 401 });
+    expect(failures).toHaveLength(2);
+    expect(failures[0]).toMatch(/^verifying certificate SN=\d+ failed: x509: certificate has expired or is not yet valid: current time \S+ is after /);
+    expect(failures[1]).toContain(`current time ${later.toISOString().replace(/\.\d{3}Z$/, 'Z')} is after`);
+  });
+
+  test('a new CA bundle forgets every kept verdict: the same chain is judged by the new roots, on old and new connections', async () => {
+    let bundle: readonly X509Certificate[] = [new X509Certificate(pki.read('root.crt'))];
+    const { auth, failures } = setup({ roots: () => bundle });
+    const open = connection('alice');
+    await expect(auth.authenticate(open)).resolves.toMatchObject({ name: 'alice' });
+    bundle = [new X509Certificate(pki.read('other.crt'))];
+    await expect(auth.authenticate(open)).rejects.toMatchObject({ code: 401 });
+    await expect(auth.authenticate(connection('alice'))).rejects.toMatchObject({ code: 401 });
+    expect(failures).toHaveLength(2);
+    expect(failures.every((m) => m.endsWith('x509: certificate signed by unknown authority'))).toBe(true);
+    // The same content read again is another bundle: verified again, and accepted.
+    bundle = [new X509Certificate(pki.read('root.crt'))];
+    const checks = verify.mock.calls.length;
+    await expect(auth.authenticate(connection('alice'))).resolves.toMatchObject({ name: 'alice' });
+    expect(verify.mock.calls.length).toBeGreaterThan(checks);
+  });
+
+  test('at most maxVerifiedChains chains are kept, the least recently used dropped', async () => {
+    const { auth } = setup({ max: 1 });
+    await auth.authenticate(connection('alice'));
+    await auth.authenticate(connection('rsa'));
+    const checks = verify.mock.calls.length;
+    await expect(auth.authenticate(connection('rsa'))).resolves.toMatchObject({ name: 'rsa-user' });
+    expect(verify.mock.calls.length).toBe(checks);
+    await expect(auth.authenticate(connection('alice'))).resolves.toMatchObject({ name: 'alice' });
+    expect(verify.mock.calls.length).toBeGreaterThan(checks);
+  });
+
+  test('maxVerifiedChains 0 keeps none: each new connection verifies again', async () => {
+    const { auth } = setup({ max: 0 });
+    await auth.authenticate(connection('alice'));
+    const checks = verify.mock.calls.length;
+    await expect(auth.authenticate(connection('alice'))).resolves.toMatchObject({ name: 'alice' });
+    expect(verify.mock.calls.length).toBeGreaterThan(checks);
+  });
+
+  test('a certificate without a CN is kept as no opinion', async () => {
+    const { auth } = setup();
+    await expect(auth.authenticate(connection('nocn'))).resolves.toBeNull();
+    const checks = verify.mock.calls.length;
+    await expect(auth.authenticate(connection('nocn'))).resolves.toBeNull();
+    expect(verify.mock.calls.length).toBe(checks);
+  });
+});
