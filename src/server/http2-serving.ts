@@ -185,6 +185,9 @@ export class SecureServer {
     this.configureHttp1(this.server as unknown as Http1Knobs, idleMs, headerMs, requestMs);
     this.server.on('tlsClientError', (e: Error) => this.log.debug('TLS handshake failed', { error: e.message }));
     this.server.on('secureConnection', (socket: TLSSocket) => {
+      // Go's TLS server never renegotiates: a client's new handshake on a TLS 1.2 connection ends the
+      // connection (Node would allow three every ten minutes, each a full handshake's CPU).
+      socket.disableRenegotiation();
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
       socket.on('error', (e: Error) => this.log.debug('connection error', { error: e.message }));

@@ -210,4 +210,28 @@ describe('SecureServer', () => {
       await server.close(100);
     }
   });
+  it.each([
+    ['http/1.1', false],
+    ['http/1.1', true],
+  ] as const)('refuses a client\'s TLS 1.2 renegotiation (Go\'s server does): the connection is closed (%s, disable-http2 %s)', async (alpn, disableHttp2) => {
+    const { server, url } = await serve({ disableHttp2 });
+    const { port } = new URL(url);
+    const socket = tls.connect({ host: '127.0.0.1', port: Number(port), ca: certs.caCert, servername: 'localhost', maxVersion: 'TLSv1.2', ALPNProtocols: [alpn] });
+    try {
+      await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      socket.on('error', () => undefined);
+      // A renegotiation the server accepted would call back without an error and keep the connection.
+      const outcome = await new Promise<string>((resolve) => {
+        socket.once('close', () => resolve('closed'));
+        socket.renegotiate({ rejectUnauthorized: false }, (e) => resolve(e ? 'refused' : 'renegotiated'));
+      });
+      expect(outcome).not.toBe('renegotiated');
+      if (outcome === 'refused') await new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
+      // The server is still serving.
+      expect((await h1Get(`${url}/echo`, ['http/1.1'])).status).toBe(201);
+    } finally {
+      socket.destroy();
+      await server.close(100);
+    }
+  });
 });
