@@ -309,9 +309,47 @@ export function userFromCertificate(leaf: ParsedCertificate): UserInfo | null {
   return { name: leaf.commonName, uid: '', groups: [...leaf.organizations], extra: { [CREDENTIAL_ID_KEY]: [`X509SHA256=${fingerprint}`] } };
 }
 
-/** kube's certificateIdentifier: which certificate failed, without its subject. */
+/** kube's certificateIdentifier: which certificate failed (serial, subject and authority key ids), without its subject. */
 export function certificateIdentifier(c: ParsedCertificate): string {
-  return `SN=${BigInt(`0x${c.serial}`).toString(10)}`;
+  const ids = keyIdentifiers(c.raw);
+  return `SN=${BigInt(`0x${c.serial}`).toString(10)}, SKID=${columnSeparatedHex(ids.subject)}, AKID=${columnSeparatedHex(ids.authority)}`;
+}
+
+/** Go's rendering of a key id in that identifier: upper-case hex bytes joined by colons ('' for none). */
+function columnSeparatedHex(b: Buffer): string {
+  return (b.toString('hex').toUpperCase().match(/../g) ?? []).join(':');
+}
+
+const OID_SUBJECT_KEY_ID = '2.5.29.14';
+const OID_AUTHORITY_KEY_ID = '2.5.29.35';
+
+/**
+ * The subject and authority key identifiers of a certificate's extensions, as Go's parser keeps
+ * them (empty when absent or unreadable). Read only when a verification fails, for the log line.
+ */
+function keyIdentifiers(raw: Buffer): { subject: Buffer; authority: Buffer } {
+  const ids: { subject: Buffer; authority: Buffer } = { subject: Buffer.alloc(0), authority: Buffer.alloc(0) };
+  try {
+    const tbs = children(readTlv(raw, 0))[0];
+    const extensions = tbs && children(tbs).find((f) => f.tag === 0xa3);
+    const list = extensions && children(extensions)[0];
+    for (const ext of list ? children(list) : []) {
+      const parts = children(ext);
+      const oid = parts[0]?.tag === 0x06 ? decodeOid(parts[0].value) : '';
+      const value = parts[parts.length - 1];
+      if (!value || value.tag !== 0x04) continue;
+      if (oid === OID_SUBJECT_KEY_ID) {
+        const inner = readTlv(value.value, 0);
+        if (inner.tag === 0x04) ids.subject = inner.value;
+      } else if (oid === OID_AUTHORITY_KEY_ID) {
+        const keyId = children(readTlv(value.value, 0)).find((t) => t.tag === 0x80);
+        if (keyId) ids.authority = keyId.value;
+      }
+    }
+  } catch {
+    // A certificate that reached verification parsed as X.509; unreadable extensions just leave the ids empty.
+  }
+  return ids;
 }
 
 /** Options of {@link x509Authenticator}. */

@@ -3,6 +3,7 @@
  * verification as Go's x509.Verify with kube's options (client auth), the CA bundle reader, and the
  * authenticator's answers. Certificates are made with the openssl CLI.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { isApiError } from '../../../../src/api';
 import { CREDENTIAL_ID_KEY } from '../../../../src/auth/authn/types';
 import {
+  certificateIdentifier,
   parseCaBundle,
   parseCertificate,
   userFromCertificate,
@@ -174,12 +176,20 @@ describe('x509Authenticator', () => {
     await expect(authn.authenticate(presented('nocn'))).resolves.toBeNull();
   });
 
+  test("the identifier is kube's: the decimal serial and the key ids in colon-separated upper-case hex, as openssl reads them", () => {
+    const printed = execFileSync('openssl', ['x509', '-noout', '-serial', '-ext', 'subjectKeyIdentifier,authorityKeyIdentifier', '-in', path.join(dir, 'expired.crt')], { encoding: 'utf8' });
+    const hexIds = [...printed.matchAll(/Key Identifier:\s*\n\s*(?:keyid:)?([0-9A-F:]+)/g)].map((m) => m[1]);
+    expect(hexIds).toHaveLength(2);
+    const serial = BigInt(`0x${/serial=([0-9A-F]+)/.exec(printed)?.[1] ?? ''}`).toString(10);
+    expect(certificateIdentifier(cert('expired'))).toBe(`SN=${serial}, SKID=${hexIds[0]}, AKID=${hexIds[1]}`);
+  });
+
   test('a failed verification is a 401 ApiError; the reason names the serial, not the subject', async () => {
     failures.length = 0;
     const e = await authn.authenticate(presented('expired')).catch((x: unknown) => x);
     expect(isApiError(e) && e.status).toMatchObject({ code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatch(/^verifying certificate SN=\d+ failed: x509: certificate has expired/);
+    expect(failures[0]).toMatch(/^verifying certificate SN=\d+, SKID=([0-9A-F]{2}(:[0-9A-F]{2})*)?, AKID=([0-9A-F]{2}(:[0-9A-F]{2})*)? failed: x509: certificate has expired/);
   });
 });
 
@@ -270,7 +280,7 @@ describe('verdicts kept across connections (by the presented certificates)', () 
     clock.now = later;
     await expect(auth.authenticate(connection('alice'))).rejects.toMatchObject({ code: 401 });
     expect(failures).toHaveLength(2);
-    expect(failures[0]).toMatch(/^verifying certificate SN=\d+ failed: x509: certificate has expired or is not yet valid: current time \S+ is after /);
+    expect(failures[0]).toMatch(/^verifying certificate SN=\d+, SKID=[0-9A-F:]*, AKID=[0-9A-F:]* failed: x509: certificate has expired or is not yet valid: current time \S+ is after /);
     expect(failures[1]).toContain(`current time ${later.toISOString().replace(/\.\d{3}Z$/, 'Z')} is after`);
   });
 
