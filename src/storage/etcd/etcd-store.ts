@@ -41,10 +41,10 @@ export interface EtcdStoreOptions {
   codec?: StorageCodec;
   transformer?: Transformer;
   /**
-   * gRPC keepalive (kube's etcd client: a ping after 30 s without activity, the connection dropped
-   * if no answer within 10 s). It is what bounds a call made with no request context (the watch
-   * cache's lists, controllers' and bootstrap writes, compaction): a stalled etcd fails it with
-   * Unreachable once the ping goes unanswered. Calls with a request context end with it too.
+   * gRPC keepalive, kube's etcd client's values: a ping every 30 s while calls or watches are open,
+   * the connection dropped when one goes unanswered for 10 s. It is what bounds a call made with no
+   * request context (the watch cache's lists, the server's own writes, compaction), as kube's calls
+   * on context.Background are bounded: a stalled etcd fails it with Unreachable within ~40 s.
    */
   keepaliveTimeMs?: number;
   keepaliveTimeoutMs?: number;
