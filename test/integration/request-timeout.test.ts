@@ -7,6 +7,7 @@
  */
 import https from 'node:https';
 import { useTestServer } from '../support/server-fixture';
+import { withEtcdPaused as pauseEtcd } from '../support/etcd-pause';
 import { connectH2 } from '../support/h2-client';
 import { expectStatus, failure } from '../support/kube-status';
 import { configMap } from '../support/factories';
@@ -21,17 +22,8 @@ const cms = '/api/v1/namespaces/default/configmaps';
 
 const { srv, etcd } = useTestServer({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
 
-/** Runs `fn` with etcd stopped (SIGSTOP), always continuing it afterwards. */
-async function withEtcdPaused<T>(fn: () => Promise<T>): Promise<T> {
-  const pid = etcd.etcd.pid;
-  if (pid === undefined) throw new Error('etcd is not running');
-  process.kill(pid, 'SIGSTOP');
-  try {
-    return await fn();
-  } finally {
-    process.kill(pid, 'SIGCONT');
-  }
-}
+/** Runs `fn` with this file's etcd stopped (SIGSTOP), always continuing it afterwards. */
+const withEtcdPaused = <T>(fn: () => Promise<T>): Promise<T> => pauseEtcd(etcd, fn);
 
 test("a request still waiting on etcd at the deadline gets kube's 504 (HTTP/1.1 and HTTP/2), and the server serves on", async () => {
   const h2 = await connectH2(srv.url, srv.caCert, srv.token);

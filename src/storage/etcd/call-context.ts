@@ -14,8 +14,14 @@ import { contextSignal, type CallContext } from '../../api/request-context';
 export type EtcdCallOptions = NonNullable<Parameters<Etcd3['kv']['range']>[1]>;
 type Interceptor = NonNullable<EtcdCallOptions['interceptors']>[number];
 
-/** gRPC status CANCELLED: what grpc-go reports for a call whose context ended. */
-const grpcCancelled = 1;
+/**
+ * The local status a cancelled call ends with (etcd sees only the RST_STREAM CANCEL either way).
+ * Not CANCELLED, which grpc-go reports: etcd3 counts CANCELLED as a connection fault and drops its
+ * channels, so the next call would dial etcd again (and cut the watches sharing the connection) on
+ * every client that goes away. FAILED_PRECONDITION is no fault to etcd3; the store reports the
+ * context's own error (ContextDone) whatever the status.
+ */
+const cancelledStatus = 9;
 
 /** How long after the request's deadline the call's own gRPC deadline falls (see above). */
 export const deadlineGraceMs = 1000;
@@ -40,7 +46,7 @@ export function bindToContext(ctx: CallContext): BoundCall {
   // etcd3 awaits its auth metadata before making the call, so the context may end before this runs.
   const interceptor: Interceptor = (options, nextCall) => {
     const call = nextCall(options);
-    cancel = () => call.cancelWithStatus(grpcCancelled, String(signal.reason));
+    cancel = () => call.cancelWithStatus(cancelledStatus, String(signal.reason));
     // grpc-js starts the call right after its interceptors return: cancel it once started.
     if (ended) queueMicrotask(cancel);
     // The typings want grpc-js's InterceptingCall class; the next call is what grpc-js uses anyway.
