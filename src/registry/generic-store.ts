@@ -135,7 +135,7 @@ export class GenericStore {
   async get(ctx: RequestContext, name: string, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
     const consistency = readConsistency(opts.resourceVersion);
     try {
-      return await this.deps.storage.get(this.keyFor(ctx.namespace, name), { consistency });
+      return await this.deps.storage.get(this.keyFor(ctx.namespace, name), { consistency, ctx });
     } catch (e) {
       throw this.translate(e, name, 'get');
     }
@@ -146,7 +146,7 @@ export class GenericStore {
     const plan = resolveList(this.def, prefix, query, this.singleKeyResolver(ctx));
     try {
       // A pinned name reads its key's range; the predicate drops neighbours that share the prefix.
-      const r = await this.deps.storage.list(plan.singleKey ?? prefix, plan.options);
+      const r = await this.deps.storage.list(plan.singleKey ?? prefix, { ...plan.options, ctx });
       const list: KubeList = {
         kind: this.def.listKind,
         apiVersion: this.apiVersion,
@@ -385,7 +385,7 @@ export class GenericStore {
     const key = this.keyFor(ctx.namespace, name);
     let existing: KubeObject;
     try {
-      existing = await this.deps.storage.get(key);
+      existing = await this.deps.storage.get(key, { ctx });
     } catch (e) {
       throw this.translate(e, name, 'delete');
     }

@@ -9,10 +9,10 @@ import { semanticEqual } from '../api/semantic-equal';
 import type {
   CreateOptions,
   DeleteOptions,
+  GetOptions,
   ListOptions,
   ListResult,
   Predicate,
-  ReadConsistency,
   Storage,
   UpdateOptions,
   Watch,
@@ -56,7 +56,7 @@ class StoredVersionStorage implements Storage {
     return this.out(await this.storage.create(key, this.version.toStored(obj), opts));
   }
 
-  async get(key: string, opts?: { consistency?: ReadConsistency }): Promise<KubeObject> {
+  async get(key: string, opts?: GetOptions): Promise<KubeObject> {
     return this.out(await this.storage.get(key, opts));
   }
 

@@ -7,9 +7,11 @@ import { KubeObject, Status } from '../api';
 import type { CallContext } from '../api/request-context';
 
 /**
- * The request a write serves (kube passes its context to etcd): once the request's deadline has
- * passed or the client has gone, a write not yet sent to etcd is not sent, and retries (conflicts)
- * stop: StorageError `ContextDone`. A write already sent completes. Absent for the server's own writes.
+ * The request a storage call serves (kube passes its context to etcd): once the request's deadline
+ * has passed or the client has gone, nothing more is sent to etcd, retries (conflicts) stop, and an
+ * etcd call in flight is cancelled: StorageError `ContextDone` (a write cancelled in flight may or
+ * may not have been applied, as in kube). Absent for the server's own calls, which only the etcd
+ * connection's keepalive bounds (see etcd/etcd-store.ts).
  */
 export type WriteContext = CallContext;
 
@@ -39,6 +41,8 @@ export interface ListOptions {
   predicate?: Predicate;
   /** True when a label/field selector is in effect (remainingItemCount is then omitted). */
   hasSelector: boolean;
+  /** The request the list serves, when it reads etcd (see WriteContext). */
+  ctx?: WriteContext;
 }
 
 export interface ListResult {
@@ -91,6 +95,13 @@ export interface WatchSink {
   closed(): void;
 }
 
+export interface GetOptions {
+  /** Default `latest`. */
+  consistency?: ReadConsistency;
+  /** The request the read serves, when it reads etcd (see WriteContext). */
+  ctx?: WriteContext;
+}
+
 export interface CreateOptions {
   dryRun?: boolean;
   ctx?: WriteContext;
@@ -131,7 +142,7 @@ export interface Storage {
   /** Creates `key` if absent (KeyExists otherwise). Returns the stored object with its resourceVersion. */
   create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject>;
   /** Reads one object (KeyNotFound when absent), as fresh as `consistency` asks (default latest). */
-  get(key: string, opts?: { consistency?: ReadConsistency }): Promise<KubeObject>;
+  get(key: string, opts?: GetOptions): Promise<KubeObject>;
   /** kube's GuaranteedUpdate: read-modify-CAS, retried on conflict. Returns the stored object; `created` for create-on-update. */
   guaranteedUpdate(key: string, opts: UpdateOptions): Promise<{ object: KubeObject; created: boolean }>;
   /** Deletes `key` under preconditions (KeyNotFound when absent). Returns the last state, stamped with the delete revision. */

@@ -16,9 +16,9 @@ import type { FeedEvent } from '../etcd/etcd-feed';
 import type {
   CreateOptions,
   DeleteOptions,
+  GetOptions,
   ListOptions,
   ListResult,
-  ReadConsistency,
   Storage,
   UpdateOptions,
   Watch,
@@ -140,7 +140,7 @@ export class Cacher implements Storage {
 
   // ---- reads ----
 
-  async get(key: string, o: { consistency?: ReadConsistency } = {}): Promise<KubeObject> {
+  async get(key: string, o: GetOptions = {}): Promise<KubeObject> {
     const c = o.consistency ?? { kind: 'latest' };
     // kube: a get with resourceVersion unset is a quorum read from etcd.
     if (c.kind === 'latest' || !key.startsWith(this.keyPrefix) || !this.isReady) return this.opts.etcd.get(key, o);

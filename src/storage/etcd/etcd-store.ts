@@ -5,13 +5,15 @@
  * returned value without an extra read).
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
-import { Etcd3, IKeyValue, IRangeResponse, ITxnResponse, IWatchResponse, Watcher } from 'etcd3';
+import { Etcd3, GRPCDeadlineExceededError, IKeyValue, IRangeResponse, ITxnResponse, IWatchResponse, Watcher } from 'etcd3';
 import { KubeObject, cloneJson, loopHeld, nextTurn, rememberStoredJson } from '../../api';
+import { contextError, deadlineReached, type CallContext } from '../../api/request-context';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError, assertSendable, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
 import {
   CreateOptions,
   DeleteOptions,
+  GetOptions,
   ListOptions,
   ListResult,
   Preconditions,
@@ -31,14 +33,23 @@ import { watchPrefix } from './etcd-watch';
 import { Feed, FeedListener, watchKeyspace } from './etcd-feed';
 import { Compactor, CompactorOptions } from './compactor';
 import { LeaseManager } from './lease-manager';
+import { EtcdCallOptions, bindToContext } from './call-context';
 
 export interface EtcdStoreOptions {
   endpoints: string[];
   tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
   codec?: StorageCodec;
   transformer?: Transformer;
-  /** Deadline for every unary etcd call (a down etcd fails requests instead of hanging them). */
-  requestTimeoutMs?: number;
+  /**
+   * gRPC keepalive, kube's etcd client's values: a ping every 30 s while calls or watches are open,
+   * the connection dropped when one goes unanswered for 10 s. It is what bounds a call made with no
+   * request context (the watch cache's lists, the server's own writes, compaction), as kube's calls
+   * on context.Background are bounded: a stalled etcd fails it with Unreachable within ~40 s.
+   */
+  keepaliveTimeMs?: number;
+  keepaliveTimeoutMs?: number;
+  /** Deadline of the health checks' read (`ping`; kube's --etcd-healthcheck-timeout, 2 s). */
+  healthcheckTimeoutMs?: number;
   /**
    * How long a watch from a future revision waits before its ERROR 504. Gets and lists never wait:
    * as kube's etcd3 store they read, then answer TooLargeResourceVersion if the read is older.
@@ -71,15 +82,16 @@ export class EtcdStore implements Storage {
   private readonly codec: StorageCodec;
   private readonly transformer: Transformer;
   private readonly futureRevisionWaitMs: number;
+  private readonly healthcheckTimeoutMs: number;
   private readonly compactors: Compactor[] = [];
   /** How errors about corrupt values are worded (the gate and the prefix). */
   readonly corruptErrors: CorruptErrorOptions;
 
   constructor(opts: EtcdStoreOptions) {
-    const timeout = opts.requestTimeoutMs ?? 5000;
     this.codec = opts.codec ?? jsonCodec;
     this.transformer = opts.transformer ?? identityTransformer;
     this.futureRevisionWaitMs = opts.futureRevisionWaitMs ?? 3000;
+    this.healthcheckTimeoutMs = opts.healthcheckTimeoutMs ?? 2000;
     this.corruptErrors = { gate: !!opts.allowUnsafeMalformedObjectDeletion, keyPrefix: (opts.keyPrefix ?? '/registry').replace(/\/+$/, '') };
     this.client = new Etcd3({
       hosts: opts.endpoints,
@@ -88,10 +100,16 @@ export class EtcdStore implements Storage {
         certChain: opts.tls.cert,
         privateKey: opts.tls.key,
       },
-      dialTimeout: timeout,
-      // grpc-js caps received messages at 4 MiB by default; a list of many objects is larger.
-      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': 4 * 1024 * 1024 },
-      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+      grpcOptions: {
+        // grpc-js caps received messages at 4 MiB by default; a list of many objects is larger.
+        'grpc.max_receive_message_length': -1,
+        'grpc.max_send_message_length': 4 * 1024 * 1024,
+        // As kube's: pings only while calls or streams are open (no keepalive without them).
+        'grpc.keepalive_time_ms': opts.keepaliveTimeMs ?? 30_000,
+        'grpc.keepalive_timeout_ms': opts.keepaliveTimeoutMs ?? 10_000,
+      },
+      // No default deadline: as kube's, a call is bounded by its request's context (./call-context.ts)
+      // or, without one, by the keepalive above.
       // No automatic retries: a retried write may fail its own compare, and a breaker would keep
       // failing requests for seconds after etcd is back. Watches reconnect quickly on their own.
       faultHandling: {
@@ -110,19 +128,19 @@ export class EtcdStore implements Storage {
     // With where the resourceVersion goes, so the answer can be these bytes (api/stored-json.ts).
     const { bytes: plain, slot } = this.codec.encodeWithSlot && !opts.dryRun ? this.codec.encodeWithSlot(obj) : { bytes: this.codec.encode(obj), slot: undefined };
     if (opts.dryRun) {
-      if (await this.readCurrent(key)) throw keyExists(key);
+      if (await this.readCurrent(key, opts.ctx)) throw keyExists(key);
       return obj;
     }
     // Without a transformer or a time to live the write's only wait is etcd's answer.
     const value = this.transformer === identityTransformer ? plain : await this.transformer.toStorage(plain, key);
-    const lease = opts.ttlSeconds ? await this.leaseFor(key, opts.ttlSeconds) : '0';
+    const lease = opts.ttlSeconds ? await this.leaseFor(key, opts.ttlSeconds, opts.ctx) : '0';
     assertSendable(key, opts.ctx);
-    const resp = await this.call(key, () =>
+    const resp = await this.call(key, opts.ctx, (o) =>
       this.client.kv.txn({
         compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: 0 }],
         success: [{ request_put: { key: Buffer.from(key), value, lease } }],
         failure: [],
-      }),
+      }, o),
     );
     if (!resp.succeeded) throw keyExists(key);
     const created = withRevision(obj, BigInt(resp.header.revision));
@@ -131,8 +149,8 @@ export class EtcdStore implements Storage {
   }
 
   /** kube's store.Get: a quorum read, then the not-older-than check (before not-found, as kube). */
-  async get(key: string, opts: { consistency?: ReadConsistency } = {}): Promise<KubeObject> {
-    const resp = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key) }));
+  async get(key: string, opts: GetOptions = {}): Promise<KubeObject> {
+    const resp = await this.call(key, opts.ctx, (o) => this.client.kv.range({ key: Buffer.from(key) }, o));
     validateMinimumRevision(key, opts.consistency, BigInt(resp.header.revision));
     const cur = await this.currentFrom(key, resp);
     if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
@@ -153,7 +171,7 @@ export class EtcdStore implements Storage {
     let cur: Current | null =
       cached?.metadata.resourceVersion !== undefined && !opts.dryRun
         ? { object: cached, plain: this.codec.encode(cached), modRevision: BigInt(cached.metadata.resourceVersion) }
-        : await this.readCurrent(key);
+        : await this.readCurrent(key, opts.ctx);
     let isCurrent = cur === null || cur.object !== cached;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       // A retry of a request that is done stops here (kube's would fail at its next etcd call).
@@ -167,7 +185,7 @@ export class EtcdStore implements Storage {
       } catch (e) {
         if (isCurrent) throw e;
         const cachedRevision = cur?.modRevision;
-        cur = await this.readCurrent(key);
+        cur = await this.readCurrent(key, opts.ctx);
         isCurrent = true;
         if (cur?.modRevision === cachedRevision) throw e;
         continue;
@@ -176,7 +194,7 @@ export class EtcdStore implements Storage {
       const plain = this.codec.encode(next);
       if (cur && plain.equals(cur.plain)) {
         if (!isCurrent) {
-          cur = await this.readCurrent(key);
+          cur = await this.readCurrent(key, opts.ctx);
           isCurrent = true;
           if (!cur || !plain.equals(cur.plain)) continue;
         }
@@ -187,16 +205,16 @@ export class EtcdStore implements Storage {
         return { object: cur ? withRevision(next, cur.modRevision) : next, created: !cur };
       }
       const value = await this.transformer.toStorage(plain, key);
-      const lease = await this.leaseFor(key, opts.ttlSeconds);
+      const lease = await this.leaseFor(key, opts.ttlSeconds, opts.ctx);
       assertSendable(key, opts.ctx);
-      const resp = await this.call(key, () =>
+      const resp = await this.call(key, opts.ctx, (o) =>
         this.client.kv.txn({
           compare: [
             { key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: String(cur?.modRevision ?? 0n) },
           ],
           success: [{ request_put: { key: Buffer.from(key), value, lease } }],
           failure: [{ request_range: { key: Buffer.from(key) } }],
-        }),
+        }, o),
       );
       if (resp.succeeded) return { object: withRevision(next, BigInt(resp.header.revision)), created: !cur };
       cur = await this.readableFrom(key, resp.responses[0]?.response_range);
@@ -210,7 +228,7 @@ export class EtcdStore implements Storage {
     let cur: { object: KubeObject; modRevision: bigint } | null =
       cached?.metadata.resourceVersion !== undefined
         ? { object: cached, modRevision: BigInt(cached.metadata.resourceVersion) }
-        : await this.readCurrent(key);
+        : await this.readCurrent(key, opts.ctx);
     let fromCache = cur?.object === cached;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       if (attempt > 0) assertSendable(key, opts.ctx);
@@ -224,18 +242,18 @@ export class EtcdStore implements Storage {
         if (!fromCache) throw e;
         fromCache = false;
         const cachedRevision = cur.modRevision;
-        cur = await this.readCurrent(key);
+        cur = await this.readCurrent(key, opts.ctx);
         if (cur?.modRevision === cachedRevision) throw e;
         continue;
       }
       if (opts.dryRun) return cur.object;
       assertSendable(key, opts.ctx);
-      const resp = await this.call(key, () =>
+      const resp = await this.call(key, opts.ctx, (o) =>
         this.client.kv.txn({
           compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: String(cur?.modRevision) }],
           success: [{ request_delete_range: { key: Buffer.from(key) } }],
           failure: [{ request_range: { key: Buffer.from(key) } }],
-        }),
+        }, o),
       );
       if (resp.succeeded) return withRevision(cur.object, BigInt(resp.header.revision));
       cur = await this.readableFrom(key, resp.responses[0]?.response_range);
@@ -246,17 +264,17 @@ export class EtcdStore implements Storage {
 
   /** kube's conditionalDelete with skipTransformDecode: the compare is on the mod revision alone. */
   async deleteIgnoringReadError(key: string, opts: { ctx?: WriteContext } = {}): Promise<boolean> {
-    let range: IRangeResponse | undefined = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key), keys_only: true }));
+    let range: IRangeResponse | undefined = await this.call(key, opts.ctx, (o) => this.client.kv.range({ key: Buffer.from(key), keys_only: true }, o));
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv: IKeyValue | undefined = range?.kvs[0];
       if (!kv) return false;
       assertSendable(key, opts.ctx);
-      const resp: ITxnResponse = await this.call(key, () =>
+      const resp: ITxnResponse = await this.call(key, opts.ctx, (o) =>
         this.client.kv.txn({
           compare: [{ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: kv.mod_revision }],
           success: [{ request_delete_range: { key: Buffer.from(key) } }],
           failure: [{ request_range: { key: Buffer.from(key), keys_only: true } }],
-        }),
+        }, o),
       );
       if (resp.succeeded) return true;
       range = resp.responses[0]?.response_range;
@@ -281,13 +299,13 @@ export class EtcdStore implements Storage {
     let firstCount = 0;
     const corrupt: CorruptValue[] = [];
     for (let page = 0; ; page++) {
-      const resp: IRangeResponse = await this.call(prefix, () =>
+      const resp: IRangeResponse = await this.call(prefix, opts.ctx, (o) =>
         this.client.kv.range({
           key: startKey,
           range_end: rangeEnd,
           limit: pageSize,
           revision: String(revision),
-        }),
+        }, o),
       );
       if (page === 0 && opts.exactRevision === undefined) validateMinimumRevision(prefix, opts.consistency, BigInt(resp.header.revision));
       if (revision === 0n) revision = BigInt(resp.header.revision);
@@ -335,7 +353,7 @@ export class EtcdStore implements Storage {
     prefix: string,
     o: { limit: number; startKey?: string; revision?: bigint },
   ): Promise<{ entries: Array<{ key: string; object: KubeObject | CorruptValue }>; revision: bigint; more: boolean }> {
-    const resp: IRangeResponse = await this.call(prefix, () =>
+    const resp: IRangeResponse = await this.call(prefix, undefined, () =>
       this.client.kv.range({
         key: Buffer.from(o.startKey ?? prefix),
         range_end: prefixEnd(prefix),
@@ -376,7 +394,7 @@ export class EtcdStore implements Storage {
       else {
         if (opts.start.consistency.kind === 'notOlderThan') await this.waitForRevision(prefix, opts.start.consistency.revision);
         const initial = opts.exactKey
-          ? await this.readCurrent(prefix, corruptReadError).then(async (c) => ({ items: c ? [c.object] : [], revision: await this.currentRevision() }))
+          ? await this.readCurrent(prefix, undefined, corruptReadError).then(async (c) => ({ items: c ? [c.object] : [], revision: await this.currentRevision() }))
           : await this.list(prefix, { limit: 0, hasSelector: false }).catch((e: unknown) => {
               // As kube's etcd3 watcher, which reads the state value by value: the first corrupt one ends it.
               throw e instanceof CorruptObjectsError && e.found[0] ? corruptWatchError(e.found[0], false, this.corruptErrors) : e;
@@ -418,17 +436,18 @@ export class EtcdStore implements Storage {
 
   /** Throws Compacted when etcd no longer holds `revision` (one count-only range read). */
   async assertRevisionAvailable(revision: bigint): Promise<void> {
-    await this.call('', () => this.client.kv.range({ key: Buffer.from([0]), count_only: true, revision: String(revision) }));
+    await this.call('', undefined, () => this.client.kv.range({ key: Buffer.from([0]), count_only: true, revision: String(revision) }));
   }
 
   async currentRevision(): Promise<bigint> {
-    const resp = await this.call('', () => this.client.kv.range({ key: Buffer.from([0]), count_only: true }));
+    const resp = await this.call('', undefined, () => this.client.kv.range({ key: Buffer.from([0]), count_only: true }));
     return BigInt(resp.header.revision);
   }
 
+  /** The health checks' read: bounded by its own timeout (kube's --etcd-healthcheck-timeout default). */
   async ping(): Promise<boolean> {
     try {
-      await this.currentRevision();
+      await this.client.kv.range({ key: Buffer.from([0]), count_only: true }, { deadline: Date.now() + this.healthcheckTimeoutMs });
       return true;
     } catch {
       return false;
@@ -465,14 +484,15 @@ export class EtcdStore implements Storage {
   }
 
   /** The etcd lease a write with a time to live attaches to ('0', none, without one). */
-  private async leaseFor(key: string, ttlSeconds: number | undefined): Promise<string> {
+  private async leaseFor(key: string, ttlSeconds: number | undefined, ctx: CallContext | undefined): Promise<string> {
     if (!ttlSeconds) return '0';
-    return this.call(key, () => this.leases.leaseFor(ttlSeconds));
+    // kube grants the lease on the request's context.
+    return this.call(key, ctx, (o) => this.leases.leaseFor(ttlSeconds, o));
   }
 
   /** The key's current state; a corrupt value throws `corruptError` (by default, as an update's or delete's read). */
-  private async readCurrent(key: string, corruptError = corruptWriteError): Promise<Current | null> {
-    const resp = await this.call(key, () => this.client.kv.range({ key: Buffer.from(key) }));
+  private async readCurrent(key: string, ctx?: CallContext, corruptError = corruptWriteError): Promise<Current | null> {
+    const resp = await this.call(key, ctx, (o) => this.client.kv.range({ key: Buffer.from(key) }, o));
     return this.readableFrom(key, resp, corruptError);
   }
 
@@ -522,11 +542,31 @@ export class EtcdStore implements Storage {
     }
   }
 
-  private async call<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * One unary etcd call. With the request's context (`ctx`): refused once the context is done, and
+   * cancelled when it ends meanwhile (./call-context.ts) — ContextDone with Go's ctx.Err() text
+   * either way, as grpc-go fails the call with the context's error. Without one, only the
+   * connection's keepalive bounds it (kube's calls on context.Background are so bounded too).
+   */
+  private async call<T>(key: string, ctx: CallContext | undefined, fn: (o?: EtcdCallOptions) => Promise<T>): Promise<T> {
+    if (!ctx) {
+      try {
+        return await fn();
+      } catch (e) {
+        throw toStorageError(e, key);
+      }
+    }
+    assertSendable(key, ctx);
+    const bound = bindToContext(ctx);
     try {
-      return await fn();
+      return await fn(bound.options);
     } catch (e) {
-      throw toStorageError(e, key);
+      // The backstop deadline (nothing timed the context's end): the request's deadline has passed.
+      if (e instanceof GRPCDeadlineExceededError && ctx.deadlineAt !== undefined) deadlineReached(ctx);
+      const done = contextError(ctx);
+      throw done ? new StorageError('ContextDone', key, done) : toStorageError(e, key);
+    } finally {
+      bound.release();
     }
   }
 }

@@ -6,6 +6,7 @@
  * least its TTL and at most the window longer.
  */
 import type { Etcd3 } from 'etcd3';
+import type { EtcdCallOptions } from './call-context';
 
 export interface LeaseManagerOptions {
   /** Upper bound of the reuse window, seconds (kube: 60). */
@@ -37,8 +38,11 @@ export class LeaseManager {
     this.now = opts.now ?? Date.now;
   }
 
-  /** The lease (etcd's int64 ID, as a string) an object written now with `ttlSeconds` to live attaches to. */
-  async leaseFor(ttlSeconds: number): Promise<string> {
+  /**
+   * The lease (etcd's int64 ID, as a string) an object written now with `ttlSeconds` to live
+   * attaches to. A grant is made with the caller's call options (its request's context).
+   */
+  async leaseFor(ttlSeconds: number, callOptions?: EtcdCallOptions): Promise<string> {
     while (this.granting) await this.granting;
     const now = this.now();
     const reuse = Math.min(Math.floor(reuseDurationPercent * ttlSeconds), this.reuseSeconds);
@@ -51,7 +55,7 @@ export class LeaseManager {
     let done = (): void => undefined;
     this.granting = new Promise<void>((r) => (done = r));
     try {
-      const granted = await this.client.leaseClient.leaseGrant({ TTL: ttlSeconds + reuse, ID: 0 });
+      const granted = await this.client.leaseClient.leaseGrant({ TTL: ttlSeconds + reuse, ID: 0 }, callOptions);
       this.prevId = granted.ID;
       this.prevExpiresAt = now + (ttlSeconds + reuse) * 1000;
       this.attached = 1;
