@@ -125,6 +125,8 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** Semantic equality of metav1.Time values (same instant); unset ≡ zero time. */
 function sameTime(a: string | null | undefined, b: string | null | undefined): boolean {
+  // The same text is the same instant (every update compares the stored creationTimestamp with itself).
+  if (a === b) return true;
   const ta = a ? Date.parse(a) : Date.parse(ZERO_TIME);
   const tb = b ? Date.parse(b) : Date.parse(ZERO_TIME);
   if (Number.isNaN(ta) || Number.isNaN(tb)) return (a ?? '') === (b ?? '');

@@ -28,7 +28,7 @@ export interface CallContext {
    * admission webhook's call in flight); `endContext` aborts it. Absent for most requests.
    */
   endSignal?: AbortController;
-  /** The JSON the request's create stored, for its answer (api/stored-json.ts); set by storage. */
+  /** The JSON the request's create or update stored, for its answer (api/stored-json.ts); set by storage. */
   storedJson?: StoredJson;
 }
 

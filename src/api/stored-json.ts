@@ -1,14 +1,16 @@
 /**
- * The JSON bytes a create just wrote to etcd, kept with the object the create answers, and where in
- * them its resourceVersion goes: a JSON answer is then those bytes with the revision spliced in, not
- * a second encoding of the same object. Stored values carry no resourceVersion; with it, and the
- * trailing newline, they are byte for byte what encoding the answered object gives (the storage
- * codec writes kind, apiVersion, metadata first and ObjectMeta in Go's order, as responses do).
+ * The JSON bytes a create or an update just wrote to etcd, kept with the object the write answers,
+ * and where in them its resourceVersion goes: a JSON answer is then those bytes with the revision
+ * spliced in, not a second encoding of the same object. Stored values carry no resourceVersion;
+ * with it, and the trailing newline, they are byte for byte what encoding the answered object gives
+ * (the storage codec writes kind, apiVersion, metadata first and ObjectMeta in Go's order, as
+ * responses do).
  *
- * Storage keeps the bytes on the request's context with the fresh object a create returns (never
- * modified after: it is handed straight to the response); an answer of any other object (converted,
- * copied) is encoded as usual. On the context, not in a WeakMap keyed by the object: an entry per
- * create would cost every garbage collection an ephemeron.
+ * Storage keeps the bytes on the request's context with the fresh object a create or an update
+ * returns (never modified after: it is handed straight to the response); an answer of any other
+ * object (converted, copied, an unchanged update's cached object) is encoded as usual. On the
+ * context, not in a WeakMap keyed by the object: an entry per write would cost every garbage
+ * collection an ephemeron.
  */
 import type { KubeObject } from './types';
 
@@ -24,7 +26,7 @@ export interface StoredJsonHolder {
   storedJson?: StoredJson;
 }
 
-/** The bytes a create stored, and the object it answers. */
+/** The bytes a write stored, and the object it answers. */
 export interface StoredJson {
   object: KubeObject;
   bytes: Buffer;
@@ -38,7 +40,7 @@ export function rememberStoredJson(ctx: StoredJsonHolder | undefined, obj: KubeO
 
 /**
  * The compact JSON encoding of `obj` (with the trailing newline of a response) from the bytes it
- * was stored as in this request, or undefined when it is not the object the request's create stored.
+ * was stored as in this request, or undefined when it is not the object the request's write stored.
  */
 export function storedJsonOf(ctx: StoredJsonHolder, obj: KubeObject): Buffer | undefined {
   const entry = ctx.storedJson;

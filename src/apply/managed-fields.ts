@@ -38,6 +38,22 @@ export interface ManagerInfo {
  * for Apply (one Apply entry per manager and subresource, whatever the version).
  */
 export function managerIdentity(info: ManagerInfo): string {
+  const last = lastBuilt;
+  if (last && last.manager === info.manager && last.operation === info.operation && last.apiVersion === info.apiVersion && last.subresource === info.subresource) {
+    return last.id;
+  }
+  const id = buildManagerIdentity(info);
+  lastBuilt = { manager: info.manager, operation: info.operation, apiVersion: info.apiVersion, subresource: info.subresource, id };
+  return id;
+}
+
+/**
+ * The last identity managerIdentity built, and from what: an update decodes the live entries and
+ * names its own manager, usually the same identity, so most writes build none.
+ */
+let lastBuilt: (ManagerInfo & { id: string }) | undefined;
+
+function buildManagerIdentity(info: ManagerInfo): string {
   const parts = [`"manager":${goJsonString(info.manager)}`, `"operation":${goJsonString(info.operation)}`];
   if (info.operation !== 'Apply' && info.apiVersion) parts.push(`"apiVersion":${goJsonString(info.apiVersion)}`);
   if (info.subresource) parts.push(`"subresource":${goJsonString(info.subresource)}`);

@@ -70,7 +70,7 @@ export function beginRequest(holder: Holder, init: { auditId: string; info: Requ
     namespace: '',
     dryRun: false,
     now: () => new Date(),
-    // Set by a create's storage write (api/stored-json.ts); present from the start, as the others.
+    // Set by a create's or an update's storage write (api/stored-json.ts); present from the start, as the others.
     storedJson: undefined,
   };
   bag(holder)[kState] = state;

@@ -118,7 +118,7 @@ export function convertForTarget(
 }
 
 export function writeObject(s: HandlerScope, code: number, obj: KubeObject | Status, target = negotiate(s)): void {
-  // A create's object as compact JSON: the bytes it was stored as, its resourceVersion spliced in.
+  // A create's or an update's object as compact JSON: the bytes it was stored as, its resourceVersion spliced in.
   if (!target.as && target.format === 'json' && obj.kind !== 'Status' && !prettyScope(s, target)) {
     const stored = storedJsonOf(s.ctx, obj as KubeObject);
     if (stored) {

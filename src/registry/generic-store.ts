@@ -309,7 +309,13 @@ export class GenericStore {
     ctx: RequestContext,
     name: string,
     updated: UpdatedObjectFn,
-    opts: { subresource?: string; create?: 'strategy' | 'never' | 'always'; admission?: false } = {},
+    opts: {
+      subresource?: string;
+      create?: 'strategy' | 'never' | 'always';
+      admission?: false;
+      /** `updated` only reads the object it is given (PUT's field manager): it gets the current object, not a copy of its own. */
+      updatedReadsCurrent?: boolean;
+    } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const strategy = this.strategyFor(opts.subresource);
     // kube's RESTs that update with ValidateAllObjectFunc (an eviction's condition) run no admission.
@@ -339,7 +345,7 @@ export class GenericStore {
             return obj;
           }
           if (loopHeld()) await nextTurn();
-          const obj = await updated(cloneJson(current));
+          const obj = await updated(opts.updatedReadsCurrent ? current : cloneJson(current));
           // kube's order: mutating admission and the declaration's write check (RBAC escalation) run
           // as the updated object is made, before the resourceVersion check and BeforeUpdate.
           this.readyRequestObject(ctx, obj, false);

@@ -269,3 +269,62 @@ describe('the answer to a create', () => {
     expect(table.json().kind).toBe('Table');
   });
 });
+
+describe('the answer to an update', () => {
+  // As a create's: the bytes the update stored with its resourceVersion spliced in, the same text a
+  // GET answers afterwards; an unchanged update answers the object it found, encoded as before.
+  const note = 'é ✓ "quoted" \u0001 <&>';
+  const secret = (name: string, extra: Record<string, unknown> = {}) => ({
+    kind: 'Secret',
+    apiVersion: 'v1',
+    metadata: { name, labels: { a: 'b' }, annotations: { note } },
+    stringData: { k: 'v' },
+    type: 'Opaque',
+    ...extra,
+  });
+  const get = (name: string) => srv.request('GET', `${secrets}/${name}`);
+
+  test('a PUT that changes the object answers the text a GET answers', async () => {
+    expect((await post(secrets, secret('put-answer'))).status).toBe(201);
+    const put = await srv.request('PUT', `${secrets}/put-answer`, { body: secret('put-answer', { data: { other: b64('x') } }) });
+    expect(put.status).toBe(200);
+    const got = await get('put-answer');
+    expect(put.text).toBe(got.text);
+    expect(put.text.endsWith('}\n')).toBe(true);
+    expect(put.json().data).toEqual({ k: b64('v'), other: b64('x') });
+  });
+
+  test('a PUT that changes nothing answers the stored object as a GET does', async () => {
+    const before = (await get('put-answer')).json();
+    const put = await srv.request('PUT', `${secrets}/put-answer`, { body: before });
+    expect(put.status).toBe(200);
+    expect(put.json().metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(put.text).toBe((await get('put-answer')).text);
+  });
+
+  test('a PUT that creates (a Role: create on update allowed) answers 201 with the text a GET answers', async () => {
+    const roles = `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`;
+    const role = { kind: 'Role', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'put-created', annotations: { note } }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] };
+    const put = await srv.request('PUT', `${roles}/put-created`, { body: role });
+    expect(put.status).toBe(201);
+    expect(put.text).toBe((await srv.request('GET', `${roles}/put-created`)).text);
+  });
+
+  test('a merge patch and an apply answer the text a GET answers; dry run and pretty are encoded as before', async () => {
+    const merged = await patch(`${secrets}/put-answer`, { metadata: { labels: { c: 'd' } } }, 'merge-patch+json');
+    expect(merged.status).toBe(200);
+    expect(merged.text).toBe((await get('put-answer')).text);
+    const applied = await srv.request('PATCH', `${configmaps}/applied-answer?fieldManager=t`, {
+      body: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'applied-answer' }, data: { a: '1' } },
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    expect(applied.status).toBe(201);
+    expect(applied.text).toBe((await srv.request('GET', `${configmaps}/applied-answer`)).text);
+    const dry = await patch(`${secrets}/put-answer?dryRun=All`, { metadata: { labels: { e: 'f' } } }, 'merge-patch+json');
+    expect(dry.status).toBe(200);
+    expect(dry.json().metadata.labels).toEqual({ a: 'b', c: 'd', e: 'f' });
+    expect(dry.text).toBe(`${JSON.stringify(dry.json())}\n`);
+    const pretty = await patch(`${secrets}/put-answer?pretty=true`, { metadata: { labels: { g: 'h' } } }, 'merge-patch+json');
+    expect(pretty.text).toBe(`${JSON.stringify(pretty.json(), null, 2)}\n`);
+  });
+});

@@ -23,7 +23,8 @@ export async function updateHandler(s: HandlerScope): Promise<void> {
       if (loopHeld()) await nextTurn();
       return trackUpdate(s, current, cloneJson(obj));
     },
-    { subresource: s.info.subresource || undefined },
+    // The field manager only reads the current object: no copy of it for the callback.
+    { subresource: s.info.subresource || undefined, updatedReadsCurrent: true },
   );
   if (loopHeld()) await nextTurn();
   writeObject(s, r.created ? 201 : 200, r.object, target);

@@ -6,7 +6,7 @@
  */
 import { ExponentialBackoff, noop } from 'cockatiel';
 import { Etcd3, GRPCDeadlineExceededError, IKeyValue, IRangeResponse, ITxnResponse, IWatchResponse, Watcher } from 'etcd3';
-import { KubeObject, cloneJson, loopHeld, nextTurn, rememberStoredJson } from '../../api';
+import { KubeObject, RevisionSlot, cloneJson, loopHeld, nextTurn, rememberStoredJson } from '../../api';
 import { contextError, deadlineReached, type CallContext } from '../../api/request-context';
 import { StorageCodec, jsonCodec } from '../codec/json-codec';
 import { StorageError, assertSendable, tooLargeResourceVersionError, watchErrorStatus } from '../errors';
@@ -191,7 +191,8 @@ export class EtcdStore implements Storage {
         continue;
       }
       if (loopHeld()) await nextTurn();
-      const plain = this.codec.encode(next);
+      // With where the resourceVersion goes, so the answer can be these bytes (api/stored-json.ts).
+      const { bytes: plain, slot } = this.codec.encodeWithSlot && !opts.dryRun ? this.codec.encodeWithSlot(next) : { bytes: this.codec.encode(next), slot: undefined };
       if (cur && plain.equals(cur.plain)) {
         if (!isCurrent) {
           cur = await this.readCurrent(key, opts.ctx);
@@ -216,7 +217,7 @@ export class EtcdStore implements Storage {
           failure: [{ request_range: { key: Buffer.from(key) } }],
         }, o),
       );
-      if (resp.succeeded) return { object: withRevision(next, BigInt(resp.header.revision)), created: !cur };
+      if (resp.succeeded) return { object: writtenAt(next, BigInt(resp.header.revision), plain, slot, opts.ctx), created: !cur };
       cur = await this.readableFrom(key, resp.responses[0]?.response_range);
       isCurrent = true;
     }
@@ -577,6 +578,13 @@ export class EtcdStore implements Storage {
  */
 function validateMinimumRevision(key: string, c: ReadConsistency | undefined, read: bigint): void {
   if (c?.kind === 'notOlderThan' && c.revision > read) throw tooLargeResourceVersionError(key, c.revision, read, 0);
+}
+
+/** An update's object as written at `revision`, its stored bytes kept for the request's answer when their slot is known. */
+function writtenAt(obj: KubeObject, revision: bigint, plain: Buffer, slot: RevisionSlot | undefined, ctx: WriteContext | undefined): KubeObject {
+  const written = withRevision(obj, revision);
+  if (slot) rememberStoredJson(ctx, written, plain, slot);
+  return written;
 }
 
 function keyExists(key: string): StorageError {

@@ -23,6 +23,26 @@ describe('manager identity (BuildManagerIdentifier)', () => {
       '{"manager":"m","operation":"Update","apiVersion":"v1","subresource":"status"}',
     );
   });
+  it('answers each input its own identity when the same inputs repeat or alternate (the last one is kept)', () => {
+    const inputs = [
+      { manager: 'm', operation: 'Update' as const, apiVersion: 'v1' },
+      { manager: 'm', operation: 'Update' as const, apiVersion: 'v1' },
+      { manager: 'm', operation: 'Update' as const, apiVersion: 'v2' },
+      { manager: 'm', operation: 'Update' as const, apiVersion: 'v2', subresource: 'status' },
+      { manager: 'n', operation: 'Update' as const, apiVersion: 'v2', subresource: 'status' },
+      { manager: 'n', operation: 'Apply' as const, apiVersion: 'v2', subresource: 'status' },
+      { manager: 'm', operation: 'Update' as const, apiVersion: 'v1' },
+    ];
+    expect(inputs.map((i) => managerIdentity(i))).toEqual([
+      '{"manager":"m","operation":"Update","apiVersion":"v1"}',
+      '{"manager":"m","operation":"Update","apiVersion":"v1"}',
+      '{"manager":"m","operation":"Update","apiVersion":"v2"}',
+      '{"manager":"m","operation":"Update","apiVersion":"v2","subresource":"status"}',
+      '{"manager":"n","operation":"Update","apiVersion":"v2","subresource":"status"}',
+      '{"manager":"n","operation":"Apply","subresource":"status"}',
+      '{"manager":"m","operation":"Update","apiVersion":"v1"}',
+    ]);
+  });
   it.each([
     ['{"manager":"m","operation":"Apply"}', '"m"'],
     ['{"manager":"m","operation":"Update","apiVersion":"v1"}', '"m" using v1'],

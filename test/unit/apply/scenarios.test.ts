@@ -17,7 +17,17 @@ function run(kind: keyof typeof kinds, live: KubeObject | null, step: Step, i: n
     resetFields: resetOf(step.resetFields),
   };
   if (step.op === 'apply') return apply({ ...ctx, live, config: step.object, manager: step.manager, force: !!step.force }).object;
-  return update({ ...ctx, live, updated: step.object as KubeObject, manager: step.manager }).object;
+  // An update only reads the live object (PUT hands it the current object itself, not a copy):
+  // frozen, any write to it would throw.
+  return update({ ...ctx, live: live && deepFreeze(structuredClone(live)), updated: step.object as KubeObject, manager: step.manager }).object;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
 }
 
 function resetTo(obj: KubeObject, previous: KubeObject | null, fields: string[]): KubeObject {
