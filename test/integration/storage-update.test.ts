@@ -194,3 +194,29 @@ test('a delete whose validation fails on a current cached copy: checked once, on
   expect(checked).toEqual([obj.metadata.resourceVersion, current.metadata.resourceVersion]);
   expect(last.data).toEqual({ a: 'eQ==' });
 });
+
+test("a request's update retries its compare-and-swap until it lands, as kube's does; the server's own writes give up after 64", async () => {
+  // Every attempt's tryUpdate is raced by another write to the same key for the first 70 attempts.
+  const racedUpdate = async (ctx?: { deadlineAt: number }) => {
+    const { key } = await stored('x');
+    let tries = 0;
+    const result = await store
+      .guaranteedUpdate(key, {
+        ctx,
+        tryUpdate: async (cur) => {
+          tries++;
+          if (tries <= 70) await store.guaranteedUpdate(key, { tryUpdate: async (c) => ({ ...c!, data: { a: Buffer.from(String(tries)).toString('base64') } }) });
+          return { ...cur!, data: { a: Buffer.from('mine').toString('base64') } };
+        },
+      })
+      .catch((e: unknown) => e);
+    return { tries, result };
+  };
+  const withDeadline = await racedUpdate({ deadlineAt: performance.now() + 120_000 });
+  expect(withDeadline.tries).toBe(71);
+  expect((withDeadline.result as { object: KubeObject }).object.data).toEqual({ a: Buffer.from('mine').toString('base64') });
+  const own = await racedUpdate();
+  expect(own.tries).toBe(64);
+  expect(own.result).toBeInstanceOf(StorageError);
+  expect((own.result as StorageError).message).toMatch(/too many conflicting updates/);
+});

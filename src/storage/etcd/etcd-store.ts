@@ -66,7 +66,17 @@ export interface EtcdStoreOptions {
 
 /** etcd's maximum page we grow to when selectors filter items out (kube: maxLimit). */
 const maxPageSize = 10000;
+/**
+ * Compare-and-swap attempts of a write the server makes for itself (no request deadline). kube's
+ * loops are unbounded; a request's loop here is too, ended only by its context (deadline, client
+ * gone), so unconditional writes racing on one object all land, as they do in kube.
+ */
 const maxUpdateAttempts = 64;
+
+/** How many compare-and-swap attempts a write may make: unbounded while a request's deadline bounds it. */
+function attemptsFor(ctx: CallContext | undefined): number {
+  return ctx?.deadlineAt !== undefined ? Infinity : maxUpdateAttempts;
+}
 
 interface Current {
   object: KubeObject;
@@ -173,7 +183,7 @@ export class EtcdStore implements Storage {
         ? { object: cached, plain: this.codec.encode(cached), modRevision: BigInt(cached.metadata.resourceVersion) }
         : await this.readCurrent(key, opts.ctx);
     let isCurrent = cur === null || cur.object !== cached;
-    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+    for (let attempt = 0, max = attemptsFor(opts.ctx); attempt < max; attempt++) {
       // A retry of a request that is done stops here (kube's would fail at its next etcd call).
       if (attempt > 0) assertSendable(key, opts.ctx);
       if (!cur && !opts.createIfMissing) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
@@ -231,7 +241,7 @@ export class EtcdStore implements Storage {
         ? { object: cached, modRevision: BigInt(cached.metadata.resourceVersion) }
         : await this.readCurrent(key, opts.ctx);
     let fromCache = cur?.object === cached;
-    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+    for (let attempt = 0, max = attemptsFor(opts.ctx); attempt < max; attempt++) {
       if (attempt > 0) assertSendable(key, opts.ctx);
       if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       try {
@@ -266,7 +276,7 @@ export class EtcdStore implements Storage {
   /** kube's conditionalDelete with skipTransformDecode: the compare is on the mod revision alone. */
   async deleteIgnoringReadError(key: string, opts: { ctx?: WriteContext } = {}): Promise<boolean> {
     let range: IRangeResponse | undefined = await this.call(key, opts.ctx, (o) => this.client.kv.range({ key: Buffer.from(key), keys_only: true }, o));
-    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+    for (let attempt = 0, max = attemptsFor(opts.ctx); attempt < max; attempt++) {
       const kv: IKeyValue | undefined = range?.kvs[0];
       if (!kv) return false;
       assertSendable(key, opts.ctx);
