@@ -220,6 +220,8 @@ async function run(config: ServerConfig, logger: winston.Logger, featureGates: F
     protobuf,
     storage,
     etcdPrefix: config.etcdPrefix,
+    etcdHealthcheckTimeoutMs: config.etcdHealthcheckTimeoutMs,
+    etcdReadycheckTimeoutMs: config.etcdReadycheckTimeoutMs,
     // kube's order: client certificates, then bearer tokens.
     authenticator: authenticationChain({
       clientCa: { roots: clientCaWatch ? clientCaWatch.roots : clientCa.roots, onFailure: (error) => logger.warn('Unable to authenticate the request', { error }) },

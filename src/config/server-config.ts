@@ -16,6 +16,10 @@ export interface ServerConfig {
   etcdKeyFile?: string;
   /** `--etcd-compaction-interval` in ms (default 5m); 0 disables compaction. */
   etcdCompactionIntervalMs: number;
+  /** `--etcd-healthcheck-timeout` in ms (0, the default, means 2 s): the /livez and /healthz `etcd` check. */
+  etcdHealthcheckTimeoutMs: number;
+  /** `--etcd-readycheck-timeout` in ms (0, the default, means 2 s): the /readyz `etcd-readiness` check. */
+  etcdReadycheckTimeoutMs: number;
   /** `--event-ttl` in whole seconds (default 1h): how long an event lives after its last write. */
   eventTtlSeconds: number;
   /** `--data-dir` (default `./.data`): embedded etcd data, certs, kubeconfig, generated tokens. */

@@ -115,8 +115,8 @@ class StoredVersionStorage implements Storage {
     return this.storage.currentRevision();
   }
 
-  ping(): Promise<boolean> {
-    return this.storage.ping();
+  ping(timeoutMs?: number): Promise<boolean> {
+    return this.storage.ping(timeoutMs);
   }
 
   close(): Promise<void> {

@@ -9,6 +9,7 @@ import type { Logger } from 'winston';
 import type { KeyObject } from 'node:crypto';
 import { ApiError, KubeObject, PolicyRule, RBAC_GROUP, RbacEscalationChecks, SCHEDULING_GROUP, apiVersionOf, cloneJson } from '../api';
 import { AdmissionSetup, EnableOptions, Plugins, PriorityClassLister, WebhookConfigurationLister, newAdmissionPlugins, quotaAccessor } from '../admission';
+import { etcdCheckTimeoutMs, rateLimitedEtcdCheck } from '../storage/etcd/health-check';
 import type { Authenticator } from '../auth/authn/types';
 import { AnonymousOptions, anonymousAuthenticator, publicInfoPath } from '../auth/authn/anonymous';
 import { failOnError } from '../auth/authn/union';
@@ -55,6 +56,9 @@ import { buildRouter, resourceRequests, type RouteDeps } from './routes';
 export interface ApiServerOptions {
   storage: Storage;
   etcdPrefix: string;
+  /** --etcd-healthcheck-timeout and --etcd-readycheck-timeout in ms (0 or absent: kube's 2 s). */
+  etcdHealthcheckTimeoutMs?: number;
+  etcdReadycheckTimeoutMs?: number;
   /** Who a request is; anonymous (below) is asked only when this has no opinion and no error. */
   authenticator: Authenticator;
   /**
@@ -298,7 +302,7 @@ export class ApiServer {
 
     const ping: HealthCheck = { name: 'ping', check: async () => true };
     const log: HealthCheck = { name: 'log', check: async () => true };
-    const etcdCheck: HealthCheck = { name: 'etcd', check: () => opts.storage.ping() };
+    const etcdCheck: HealthCheck = { name: 'etcd', check: etcdHealthCheck(opts.storage, opts.etcdHealthcheckTimeoutMs) };
     // kube's post-start hooks are boot-sequence checks: on /healthz and /livez as on /readyz.
     const postStartHooks: HealthCheck[] = [
       ...(opts.rbacBootstrap === false ? [] : [{ name: 'poststarthook/rbac/bootstrap-roles', check: async () => this.rbacBootstrapDone }]),
@@ -312,7 +316,7 @@ export class ApiServer {
       ping,
       log,
       etcdCheck,
-      { name: 'etcd-readiness', check: () => opts.storage.ping() },
+      { name: 'etcd-readiness', check: etcdHealthCheck(opts.storage, opts.etcdReadycheckTimeoutMs) },
       ...postStartHooks,
       { name: 'shutdown', check: async () => !this.shutdown.signal.aborted },
     ];
@@ -600,4 +604,9 @@ function priorityClassLister(registry: Registry, informers: SharedInformers): Pr
   if (!registry.get(SCHEDULING_GROUP, 'v1', 'priorityclasses')) return { get: () => undefined, list: () => [] };
   const indexer = informers.forResource(SCHEDULING_GROUP, 'v1', 'priorityclasses').indexer;
   return { get: (name) => indexer.get('', name), list: () => indexer.list() };
+}
+
+/** kube's etcd check for one of the health endpoints: its own timeout, one etcd read per half of it. */
+function etcdHealthCheck(storage: Storage, flagMs = 0): () => Promise<boolean> {
+  return rateLimitedEtcdCheck((ms) => storage.ping(ms), etcdCheckTimeoutMs(flagMs));
 }

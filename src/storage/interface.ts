@@ -161,7 +161,7 @@ export interface Storage {
   watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watch;
   /** etcd's current revision (one cheap quorum read). */
   currentRevision(): Promise<bigint>;
-  /** True when etcd answers. */
-  ping(): Promise<boolean>;
+  /** True when etcd answers (within `timeoutMs`, else the store's own health-check timeout). */
+  ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }

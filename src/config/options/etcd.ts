@@ -11,7 +11,15 @@ import type { ApplyContext, OptionsGroup } from './group';
 
 type EtcdConfig = Pick<
   ServerConfig,
-  'etcdServers' | 'etcdPrefix' | 'etcdCaFile' | 'etcdCertFile' | 'etcdKeyFile' | 'etcdCompactionIntervalMs' | 'watchCache'
+  | 'etcdServers'
+  | 'etcdPrefix'
+  | 'etcdCaFile'
+  | 'etcdCertFile'
+  | 'etcdKeyFile'
+  | 'etcdCompactionIntervalMs'
+  | 'etcdHealthcheckTimeoutMs'
+  | 'etcdReadycheckTimeoutMs'
+  | 'watchCache'
 >;
 
 /** An etcd server URL: http or https with a host. */
@@ -40,6 +48,9 @@ export class EtcdOptions implements OptionsGroup {
   etcdKeyFile = '';
   /** kube's CompactionInterval default, 5m. */
   etcdCompactionIntervalMs = 5 * 60_000;
+  /** kube's HealthcheckTimeout and ReadycheckTimeout: 0 until set, which the checks read as 2 s. */
+  etcdHealthcheckTimeoutMs = 0;
+  etcdReadycheckTimeoutMs = 0;
   watchCache = true;
 
   flags(): FlagSpec[] {
@@ -60,6 +71,11 @@ export class EtcdOptions implements OptionsGroup {
         set: (v) => { this.etcdCompactionIntervalMs = parseDurationValue(v); },
       },
       {
+        name: 'etcd-healthcheck-timeout', typeName: 'duration', defaultText: '2s',
+        help: 'The timeout to use when checking etcd health.',
+        set: (v) => { this.etcdHealthcheckTimeoutMs = parseDurationValue(v); },
+      },
+      {
         name: 'etcd-keyfile', typeName: 'string', defaultText: '',
         help: 'SSL key file used to secure etcd communication.',
         set: (v) => { this.etcdKeyFile = v; },
@@ -68,6 +84,11 @@ export class EtcdOptions implements OptionsGroup {
         name: 'etcd-prefix', typeName: 'string', defaultText: '/registry',
         help: 'The prefix to prepend to all resource paths in etcd.',
         set: (v) => { this.etcdPrefix = v; },
+      },
+      {
+        name: 'etcd-readycheck-timeout', typeName: 'duration', defaultText: '2s',
+        help: 'The timeout to use when checking etcd readiness',
+        set: (v) => { this.etcdReadycheckTimeoutMs = parseDurationValue(v); },
       },
       {
         name: 'etcd-servers', typeName: 'strings', defaultText: '',
@@ -103,6 +124,8 @@ export class EtcdOptions implements OptionsGroup {
     config.etcdCertFile = ctx.optionalPath(this.etcdCertFile);
     config.etcdKeyFile = ctx.optionalPath(this.etcdKeyFile);
     config.etcdCompactionIntervalMs = this.etcdCompactionIntervalMs;
+    config.etcdHealthcheckTimeoutMs = this.etcdHealthcheckTimeoutMs;
+    config.etcdReadycheckTimeoutMs = this.etcdReadycheckTimeoutMs;
     config.watchCache = this.watchCache;
   }
 }

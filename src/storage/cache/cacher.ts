@@ -125,8 +125,8 @@ export class Cacher implements Storage {
     return this.opts.etcd.currentRevision();
   }
 
-  ping(): Promise<boolean> {
-    return this.opts.etcd.ping();
+  ping(timeoutMs?: number): Promise<boolean> {
+    return this.opts.etcd.ping(timeoutMs);
   }
 
   async close(): Promise<void> {

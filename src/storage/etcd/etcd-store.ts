@@ -455,10 +455,12 @@ export class EtcdStore implements Storage {
     return BigInt(resp.header.revision);
   }
 
-  /** The health checks' read: bounded by its own timeout (kube's --etcd-healthcheck-timeout default). */
-  async ping(): Promise<boolean> {
+  /** The health checks' read: bounded by its own timeout (kube's --etcd-healthcheck-timeout default, else `timeoutMs`). */
+  async ping(timeoutMs = this.healthcheckTimeoutMs): Promise<boolean> {
+    // kube's check on a context whose timeout is not positive fails at once.
+    if (!(timeoutMs > 0)) return false;
     try {
-      await this.client.kv.range({ key: Buffer.from([0]), count_only: true }, { deadline: Date.now() + this.healthcheckTimeoutMs });
+      await this.client.kv.range({ key: Buffer.from([0]), count_only: true }, { deadline: Date.now() + timeoutMs });
       return true;
     } catch {
       return false;

@@ -10,6 +10,8 @@ describe('EtcdOptions', () => {
       etcdCertFile: undefined,
       etcdKeyFile: undefined,
       etcdCompactionIntervalMs: 300_000,
+      etcdHealthcheckTimeoutMs: 0,
+      etcdReadycheckTimeoutMs: 0,
       watchCache: true,
     });
   });
@@ -19,6 +21,7 @@ describe('EtcdOptions', () => {
       new EtcdOptions(),
       '--etcd-servers=https://a:2379', '--etcd-servers', 'https://b:2379,http://c:2379', '--etcd-prefix=/kube//',
       '--etcd-cafile=ca.crt', '--etcd-certfile=/pki/c.crt', '--etcd-keyfile=c.key', '--etcd-compaction-interval=0', '--watch-cache=false',
+      '--etcd-healthcheck-timeout=500ms', '--etcd-readycheck-timeout=3s',
     );
     expect(o.validate()).toEqual([]);
     expect(applied(o)).toStrictEqual({
@@ -28,6 +31,8 @@ describe('EtcdOptions', () => {
       etcdCertFile: '/pki/c.crt',
       etcdKeyFile: '/srv/c.key',
       etcdCompactionIntervalMs: 0,
+      etcdHealthcheckTimeoutMs: 500,
+      etcdReadycheckTimeoutMs: 3000,
       watchCache: false,
     });
   });
