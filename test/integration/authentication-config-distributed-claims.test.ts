@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../support/api-server';
 import { capturingLogger } from '../support/capturing-logger';
 import { apiClient } from '../support/client-node';
 import { freePort } from '../support/free-port';
-import { caBlock, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
+import { oneIssuerConfig, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
 import { useTestEtcd } from '../support/server-fixture';
 import { until } from '../support/until';
 
@@ -34,18 +34,13 @@ beforeAll(async () => {
   const configPath = path.join(dir, 'authn.yaml');
   await writeFile(
     configPath,
-    `apiVersion: apiserver.config.k8s.io/v1beta1
-kind: AuthenticationConfiguration
-jwt:
-- issuer:
-    url: ${issuer.url}
-    audiences: [kubernetes]
-    certificateAuthority: |
-${caBlock(issuer.ca)}
-  claimMappings:
+    oneIssuerConfig(
+      issuer,
+      `  claimMappings:
     username: {claim: sub, prefix: "oidc:"}
     groups: {claim: groups, prefix: "oidc:"}
 `,
+    ),
   );
   srv = await startTestServer({ etcdEndpoints: etcd.endpoints, authenticationConfig: { path: configPath, pollMs: 50, logger, retryMs: 100 } });
   await srv.authentication!.ready;

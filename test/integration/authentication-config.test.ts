@@ -12,7 +12,7 @@ import { parseFlags } from '../../src/config';
 import { loadAuthenticationConfig } from '../../src/server/authentication-config';
 import { startTestServer, type TestServer } from '../support/api-server';
 import { capturingLogger } from '../support/capturing-logger';
-import { caBlock, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
+import { oneIssuerConfig, startTestIssuer, type TestIssuer } from '../support/jwt-issuer';
 import { useTestEtcd } from '../support/server-fixture';
 import { until } from '../support/until';
 
@@ -29,18 +29,14 @@ const recorder: Authorizer = {
   },
 };
 const { logger, lines: logs } = capturingLogger();
-const config = (prefix: string, extra = '') => `apiVersion: apiserver.config.k8s.io/v1beta1
-kind: AuthenticationConfiguration
-jwt:
-- issuer:
-    url: ${issuer.url}
-    audiences: [kubernetes]
-    certificateAuthority: |
-${caBlock(issuer.ca)}
-  claimMappings:
+const config = (prefix: string, extra = '') =>
+  oneIssuerConfig(
+    issuer,
+    `  claimMappings:
     username: {claim: sub, prefix: "${prefix}"}
     groups: {claim: groups, prefix: ""}
-${extra}`;
+${extra}`,
+  );
 let configPath: string;
 
 beforeAll(async () => {

@@ -90,6 +90,21 @@ export async function startTestIssuer(opts: { issuerPath?: string; discoveryIssu
 export const caBlock = (pem: string): string => pem.trim().split('\n').map((l) => `      ${l}`).join('\n');
 
 /**
+ * An AuthenticationConfiguration (apiserver.config.k8s.io/v1beta1) with one jwt item for `issuer`:
+ * its url, the `audiences` line (indented as an `issuer:` field) and its CA; `rest` follows the
+ * issuer block (more issuer fields, then claimMappings, rules...).
+ */
+export const oneIssuerConfig = (issuer: Pick<TestIssuer, 'url' | 'ca'>, rest: string, audiences = 'audiences: [kubernetes]'): string => `apiVersion: apiserver.config.k8s.io/v1beta1
+kind: AuthenticationConfiguration
+jwt:
+- issuer:
+    url: ${issuer.url}
+    ${audiences}
+    certificateAuthority: |
+${caBlock(issuer.ca)}
+${rest}`;
+
+/**
  * The rules and mappings of kube's documented AuthenticationConfiguration example, as the lines of
  * a jwt item after its `issuer:`: CEL claim validation rules (after `claimRules`, any rules to
  * check first), CEL mappings of username, groups, uid and an extra key, and user validation rules.

@@ -9,7 +9,7 @@ import { ApiError } from '../../../../src/api';
 import { JwtAuthenticators } from '../../../../src/auth/authn/jwt';
 import { authenticationConfigKind } from '../../../../src/config/kinds/authentication';
 import { loadConfig } from '../../../../src/config/versioned-config';
-import { caBlock, startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
+import { oneIssuerConfig, startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
 import { freePort } from '../../../support/free-port';
 
 let issuer: TestIssuer;
@@ -27,17 +27,7 @@ const byClaim = `  claimMappings:
 
 function authenticators(mappings: string, claimFetch: { timeoutMs?: number; maxBytes?: number } = {}): JwtAuthenticators {
   const config = loadConfig(
-    {
-      text: `apiVersion: apiserver.config.k8s.io/v1beta1
-kind: AuthenticationConfiguration
-jwt:
-- issuer:
-    url: ${issuer.url}
-    audiences: [kubernetes]
-    certificateAuthority: |
-${caBlock(issuer.ca)}
-${mappings}`,
-    },
+    { text: oneIssuerConfig(issuer, mappings) },
     authenticationConfigKind,
   );
   return new JwtAuthenticators(config.jwt, { onFailure: (_, r) => failures.push(r), retryMs: 100, claimFetch });

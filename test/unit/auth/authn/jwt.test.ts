@@ -8,7 +8,7 @@ import { JwtAuthenticators } from '../../../../src/auth/authn/jwt';
 import { authenticationConfigKind } from '../../../../src/config/kinds/authentication';
 import { loadConfig } from '../../../../src/config/versioned-config';
 import type { KeyLike } from 'jose';
-import { caBlock, documentedExample, startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
+import { documentedExample, oneIssuerConfig, startTestIssuer, type TestIssuer } from '../../../support/jwt-issuer';
 import { until } from '../../../support/until';
 
 let issuer: TestIssuer;
@@ -24,15 +24,7 @@ async function authenticators(
 ): Promise<{ a: JwtAuthenticators; failures: string[] }> {
   const config = loadConfig(
     {
-      text: `apiVersion: apiserver.config.k8s.io/v1beta1
-kind: AuthenticationConfiguration
-jwt:
-- issuer:
-    url: ${issuer.url}
-    ${o.audiences ?? 'audiences: [kubernetes, other]\n    audienceMatchPolicy: MatchAny'}
-    certificateAuthority: |
-${caBlock(issuer.ca)}
-${issuerExtra}${rest}`,
+      text: oneIssuerConfig(issuer, `${issuerExtra}${rest}`, o.audiences ?? 'audiences: [kubernetes, other]\n    audienceMatchPolicy: MatchAny'),
     },
     authenticationConfigKind,
   );
