@@ -1,5 +1,6 @@
 /** Watch over HTTP against the real server and a real etcd, plus kubectl's watch-based commands. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { namespace } from '../support/factories';
 import { useTestServer } from '../support/server-fixture';
 import { emitted, until } from '../support/until';
@@ -267,18 +268,23 @@ describe('watch over HTTP', () => {
 });
 
 describe('kubectl commands built on watch and paging', () => {
-  test('kubectl get secrets -w prints rows as objects are created and updated', async () => {
-    await createSecret('kc', 'first');
-    const child = spawn('kubectl', ['--kubeconfig', srv.kubeconfig, '--cache-dir', `${srv.dir}/kube-cache`, '-n', 'kc', 'get', 'secrets', '-w'], {
+  /** Starts kubectl on the test server's kubeconfig, its output gathered in `io` as it comes. */
+  function startKubectl(args: string[]): { child: ChildProcessByStdio<null, Readable, Readable>; io: { out: string; err: string }; exited: Promise<number | null> } {
+    const child = spawn('kubectl', ['--kubeconfig', srv.kubeconfig, '--cache-dir', `${srv.dir}/kube-cache`, ...args], {
       env: { ...process.env, HOME: srv.dir, KUBECONFIG: srv.kubeconfig },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<void>((r) => child.once('close', () => r()));
-    const waitFor = (re: RegExp) => until(() => `kubectl -w output to match ${re}:\n${out}\nstderr:\n${err}`, () => re.test(out), { wakeOn: emitted(child.stdout, 'data') });
+    const io = { out: '', err: '' };
+    child.stdout.on('data', (d: Buffer) => (io.out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (io.err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+    return { child, io, exited };
+  }
+
+  test('kubectl get secrets -w prints rows as objects are created and updated', async () => {
+    await createSecret('kc', 'first');
+    const { child, io, exited } = startKubectl(['-n', 'kc', 'get', 'secrets', '-w']);
+    const waitFor = (re: RegExp) => until(() => `kubectl -w output to match ${re}:\n${io.out}\nstderr:\n${io.err}`, () => re.test(io.out), { wakeOn: emitted(child.stdout, 'data') });
     try {
       await waitFor(/^NAME\s+TYPE\s+DATA\s+AGE\nfirst\s+Opaque\s+0\s+\d+s\n/);
       await createSecret('kc', 'second', { data: { a: b64('1') } });
@@ -289,7 +295,7 @@ describe('kubectl commands built on watch and paging', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    expect(err).toBe('');
+    expect(io.err).toBe('');
   });
 
   test('kubectl delete waits for the deletion (via a watch) and reports it', async () => {
@@ -305,17 +311,9 @@ describe('kubectl commands built on watch and paging', () => {
    * stderr without the -v=6 info lines.
    */
   async function kubectlWatching(args: string[]): Promise<{ ended: Promise<{ code: number | null; stdout: string; stderr: string }> }> {
-    const child = spawn('kubectl', ['--kubeconfig', srv.kubeconfig, '--cache-dir', `${srv.dir}/kube-cache`, '-v=6', ...args], {
-      env: { ...process.env, HOME: srv.dir, KUBECONFIG: srv.kubeconfig },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+    const { child, io, exited } = startKubectl(['-v=6', ...args]);
     try {
-      await until(() => `kubectl ${args.join(' ')} to open its watch:\n${err}`, () => /[?&]watch=true\S* 200 OK/.test(err), {
+      await until(() => `kubectl ${args.join(' ')} to open its watch:\n${io.err}`, () => /[?&]watch=true\S* 200 OK/.test(io.err), {
         wakeOn: emitted(child.stderr, 'data'),
         timeoutMs: 30_000,
       });
@@ -324,7 +322,7 @@ describe('kubectl commands built on watch and paging', () => {
       await exited;
       throw e;
     }
-    return { ended: exited.then((code) => ({ code, stdout: out, stderr: err.split('\n').filter((l) => l && !/^I\d{4} /.test(l)).join('\n') })) };
+    return { ended: exited.then((code) => ({ code, stdout: io.out, stderr: io.err.split('\n').filter((l) => l && !/^I\d{4} /.test(l)).join('\n') })) };
   }
 
   test('kubectl wait --for=delete and --for=jsonpath return once the watched change happens', async () => {
