@@ -175,7 +175,8 @@ export function fetchClaimJwt(url: string, accessToken: string, ca: string | und
       answered = true;
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 226) {
-        res.resume();
+        // Go closes the body unread; draining it would let the endpoint stream until the timeout.
+        res.destroy();
         return reject(new FetchError(`error while getting distributed claim JWT: ${status} ${res.statusMessage || http.STATUS_CODES[status] || ''}`.trimEnd()));
       }
       const chunks: Buffer[] = [];
