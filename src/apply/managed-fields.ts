@@ -178,7 +178,6 @@ export function capUpdateManagers(input: Managed, max = MAX_UPDATE_MANAGERS): Ma
   if (count <= max) return input;
   const managed = cloneManaged(input);
   const updaters = [...managed.fields].filter(([, vs]) => !vs.applied).map(([id]) => id);
-  if (updaters.length <= max) return managed;
   updaters.sort((a, b) => seconds(managed.times.get(a)) - seconds(managed.times.get(b)) || cmp(a, b));
   const firstOfVersion = new Map<string, string>();
   let length = updaters.length;

@@ -260,16 +260,18 @@ export class GenericStore {
     // admitted object (a new name, uid and creationTimestamp, BeforeCreate, validation, validating
     // admission), at most 8 times in all; mutating admission, in the handler, is not run again.
     for (let attempt = 1; ; attempt++) {
+      const last = attempt >= generateNameAttempts;
       try {
-        return await this.createAttempt(ctx, attempt < generateNameAttempts ? cloneJson(obj) : obj);
+        // Only the last attempt's conflict reaches the client: the earlier ones skip reading the taken key.
+        return await this.createAttempt(ctx, last ? obj : cloneJson(obj), last);
       } catch (e) {
-        if (attempt >= generateNameAttempts || !(e instanceof ApiError && e.status.reason === 'AlreadyExists')) throw e;
+        if (last || !(e instanceof ApiError && e.status.reason === 'AlreadyExists')) throw e;
       }
     }
   }
 
   /** kube's Store.create: BeforeCreate (the name generated), validation, validating admission, the storage create. */
-  private async createAttempt(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
+  private async createAttempt(ctx: RequestContext, obj: KubeObject, explainConflict = true): Promise<KubeObject> {
     this.beforeCreate(ctx, obj);
     this.validateCreate(ctx, obj);
     await this.deps.admission.validate(ctx, this.attrs(ctx, 'CREATE', obj));
@@ -279,7 +281,10 @@ export class GenericStore {
     try {
       return await this.deps.storage.create(key, obj, { dryRun: ctx.dryRun, ttlSeconds: this.ttlSeconds, ctx });
     } catch (e) {
-      if (isStorageError(e, 'KeyExists')) throw await this.createConflict(key, name, !!obj.metadata.generateName);
+      if (isStorageError(e, 'KeyExists')) {
+        const generated = !!obj.metadata.generateName;
+        throw explainConflict ? await this.createConflict(ctx, key, name, generated) : errors.generateNameConflict(this.gr, name);
+      }
       throw this.translate(e, name, 'create');
     }
   }
@@ -289,11 +294,11 @@ export class GenericStore {
    * with a generateName, even beside a name the client gave, the generated-name conflict (409,
    * retry after 1 s); a taken key whose object is being deleted says so first.
    */
-  private async createConflict(key: string, name: string, generateName: boolean): Promise<ApiError> {
+  private async createConflict(ctx: RequestContext, key: string, name: string, generateName: boolean): Promise<ApiError> {
     const err = generateName ? errors.generateNameConflict(this.gr, name) : errors.alreadyExists(this.gr, name);
     let existing: KubeObject;
     try {
-      existing = await this.deps.storage.get(key, { consistency: readConsistency(undefined) });
+      existing = await this.deps.storage.get(key, { consistency: readConsistency(undefined), ctx });
     } catch {
       return err;
     }
