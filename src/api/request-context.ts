@@ -1,4 +1,5 @@
 /** What a handler passes down with every registry call (never express's req/res). */
+import { setMaxListeners } from 'node:events';
 import type { StoredJson } from './stored-json';
 import type { UserInfo } from './user-info';
 
@@ -100,7 +101,13 @@ export function endContext(ctx: CallContext, why: ContextEnd): void {
 export function contextSignal(ctx: CallContext): AbortSignal {
   const done = contextError(ctx);
   if (done) return AbortSignal.abort(done);
-  return (ctx.endSignal ??= new AbortController()).signal;
+  if (!ctx.endSignal) {
+    ctx.endSignal = new AbortController();
+    // Every admission webhook called in parallel and every etcd call in flight listens to it; each
+    // removes its listener when it ends, so Node's leak warning (past 10) would be noise.
+    setMaxListeners(0, ctx.endSignal.signal);
+  }
+  return ctx.endSignal.signal;
 }
 
 /** Records that something timed to the request's deadline ran out: the deadline has passed, whatever the clock says. */
