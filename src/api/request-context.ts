@@ -29,6 +29,8 @@ export interface CallContext {
    * admission webhook's call in flight); `endContext` aborts it. Absent for most requests.
    */
   endSignal?: AbortController;
+  /** The request's etcd calls in flight, cancelled when it ends (storage/etcd/call-context.ts); set by storage. */
+  etcdCalls?: Set<{ end(): void }>;
   /** The JSON the request's create or update stored, for its answer (api/stored-json.ts); set by storage. */
   storedJson?: StoredJson;
 }

@@ -26,33 +26,68 @@ const cancelledStatus = 9;
 /** How long after the request's deadline the call's own gRPC deadline falls (see above). */
 export const deadlineGraceMs = 1000;
 
-export interface BoundCall {
+/**
+ * A call bound to its request's context. The context's calls in flight are kept in one set per
+ * context, which a single listener (added by the context's first call) cancels when it ends: an
+ * AbortSignal listener added and removed per call cost more than the rest of the binding.
+ */
+export class BoundCall {
   /** Per-call options for etcd3 (merged over the client's defaults). */
-  options: EtcdCallOptions;
+  readonly options: EtcdCallOptions;
+  /** Cancels the call once grpc-js has made it. */
+  private cancel: (() => void) | undefined = undefined;
+  private ended = false;
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly calls: Set<{ end(): void }> | undefined,
+    deadlineAt: number | undefined,
+  ) {
+    // etcd3 awaits its auth metadata before making the call, so the context may end before this runs.
+    const interceptor: Interceptor = (options, nextCall) => {
+      const call = nextCall(options);
+      this.cancel = () => call.cancelWithStatus(cancelledStatus, String(this.signal.reason));
+      // grpc-js starts the call right after its interceptors return: cancel it once started.
+      if (this.ended) queueMicrotask(this.cancel);
+      // The typings want grpc-js's InterceptingCall class; the next call is what grpc-js uses anyway.
+      return call as ReturnType<Interceptor>;
+    };
+    this.options = { interceptors: [interceptor] };
+    if (deadlineAt !== undefined) this.options.deadline = Date.now() + (deadlineAt - performance.now()) + deadlineGraceMs;
+    if (!calls) this.ended = true;
+  }
+
+  /** The context ended: cancel the call (now, or as soon as grpc-js has made it). */
+  end(): void {
+    this.ended = true;
+    this.cancel?.();
+  }
+
   /** Stops listening to the context: call once the call has settled. */
-  release(): void;
+  release(): void {
+    this.calls?.delete(this);
+  }
 }
 
 /** Call options that cancel the call when `ctx` ends, with a gRPC deadline just past its own. */
 export function bindToContext(ctx: CallContext): BoundCall {
   const signal = contextSignal(ctx);
-  let cancel: (() => void) | undefined;
-  let ended = false;
-  const onEnd = (): void => {
-    ended = true;
-    cancel?.();
-  };
-  signal.addEventListener('abort', onEnd, { once: true });
-  // etcd3 awaits its auth metadata before making the call, so the context may end before this runs.
-  const interceptor: Interceptor = (options, nextCall) => {
-    const call = nextCall(options);
-    cancel = () => call.cancelWithStatus(cancelledStatus, String(signal.reason));
-    // grpc-js starts the call right after its interceptors return: cancel it once started.
-    if (ended) queueMicrotask(cancel);
-    // The typings want grpc-js's InterceptingCall class; the next call is what grpc-js uses anyway.
-    return call as ReturnType<Interceptor>;
-  };
-  const options: EtcdCallOptions = { interceptors: [interceptor] };
-  if (ctx.deadlineAt !== undefined) options.deadline = Date.now() + (ctx.deadlineAt - performance.now()) + deadlineGraceMs;
-  return { options, release: () => signal.removeEventListener('abort', onEnd) };
+  // A context already done: the call is cancelled as soon as it is made.
+  if (signal.aborted) return new BoundCall(signal, undefined, ctx.deadlineAt);
+  let calls = ctx.etcdCalls;
+  if (!calls) {
+    const inFlight = new Set<{ end(): void }>();
+    calls = ctx.etcdCalls = inFlight;
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const c of inFlight) c.end();
+        inFlight.clear();
+      },
+      { once: true },
+    );
+  }
+  const bound = new BoundCall(signal, calls, ctx.deadlineAt);
+  calls.add(bound);
+  return bound;
 }

@@ -135,8 +135,7 @@ export class EtcdStore implements Storage {
   async create(key: string, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     // Encoding a 3 MiB object is a stage of its own (api/turns.ts).
     if (loopHeld()) await nextTurn();
-    // With where the resourceVersion goes, so the answer can be these bytes (api/stored-json.ts).
-    const { bytes: plain, slot } = this.codec.encodeWithSlot && !opts.dryRun ? this.codec.encodeWithSlot(obj) : { bytes: this.codec.encode(obj), slot: undefined };
+    const { bytes: plain, slot } = this.encodeForWrite(obj, opts.dryRun);
     if (opts.dryRun) {
       if (await this.readCurrent(key, opts.ctx)) throw keyExists(key);
       return obj;
@@ -201,8 +200,7 @@ export class EtcdStore implements Storage {
         continue;
       }
       if (loopHeld()) await nextTurn();
-      // With where the resourceVersion goes, so the answer can be these bytes (api/stored-json.ts).
-      const { bytes: plain, slot } = this.codec.encodeWithSlot && !opts.dryRun ? this.codec.encodeWithSlot(next) : { bytes: this.codec.encode(next), slot: undefined };
+      const { bytes: plain, slot } = this.encodeForWrite(next, opts.dryRun);
       if (cur && plain.equals(cur.plain)) {
         if (!isCurrent) {
           cur = await this.readCurrent(key, opts.ctx);
@@ -497,6 +495,11 @@ export class EtcdStore implements Storage {
   }
 
   /** The etcd lease a write with a time to live attaches to ('0', none, without one). */
+  /** The bytes a write stores, with where their resourceVersion goes so the answer can be them (api/stored-json.ts); a dry run answers as usual. */
+  private encodeForWrite(obj: KubeObject, dryRun: boolean | undefined): { bytes: Buffer; slot?: RevisionSlot } {
+    return this.codec.encodeWithSlot && !dryRun ? this.codec.encodeWithSlot(obj) : { bytes: this.codec.encode(obj), slot: undefined };
+  }
+
   private async leaseFor(key: string, ttlSeconds: number | undefined, ctx: CallContext | undefined): Promise<string> {
     if (!ttlSeconds) return '0';
     // kube grants the lease on the request's context.
