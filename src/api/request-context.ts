@@ -105,8 +105,8 @@ export function contextSignal(ctx: CallContext): AbortSignal {
   if (done) return AbortSignal.abort(done);
   if (!ctx.endSignal) {
     ctx.endSignal = new AbortController();
-    // Every admission webhook called in parallel and every etcd call in flight listens to it; each
-    // removes its listener when it ends, so Node's leak warning (past 10) would be noise.
+    // Every admission webhook called in parallel listens to it (a context's etcd calls share one
+    // listener), each removing its own when it ends: Node's leak warning past 10 would be noise.
     setMaxListeners(0, ctx.endSignal.signal);
   }
   return ctx.endSignal.signal;
